@@ -1,0 +1,228 @@
+/* cmd-list.c: gostap list [--json] BINARY [GLOB...]
+
+   One function a line for people; with --json the shape that other tools
+   and the tests depend on (fields are added, never renamed).  */
+
+#include "config.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <error.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "gobin.h"
+#include "out.h"
+
+/* Set by parse_opt.  */
+struct list_args
+{
+  bool json;
+  const char *binary;
+  char **globs;
+  int nglobs;
+};
+
+static const struct argp_option options[] = {
+  { "json", 'j', NULL, 0, "Print JSON (see gostap(1) for the shape)", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static error_t
+parse_opt (int key, char *arg, struct argp_state *state)
+{
+  struct list_args *a = state->input;
+  switch (key)
+    {
+    case 'j':
+      a->json = true;
+      return 0;
+    case ARGP_KEY_ARG:
+      a->binary = arg;
+      a->globs = state->argv + state->next;
+      a->nglobs = state->argc - state->next;
+      state->next = state->argc;
+      return 0;
+    case ARGP_KEY_NO_ARGS:
+      argp_error (state, "no binary given");
+      return EINVAL;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+}
+
+/* A glob matches a name exactly or as an fnmatch(3) pattern: Go names
+   such as main.(*T).M or pkg.F[...] contain pattern characters.  */
+static bool
+matches (const struct list_args *a, const char *name, bool *used)
+{
+  if (a->nglobs == 0)
+    return true;
+  bool any = false;
+  for (int i = 0; i < a->nglobs; i++)
+    if (strcmp (a->globs[i], name) == 0
+        || fnmatch (a->globs[i], name, FNM_NOESCAPE) == 0)
+      any = used[i] = true;
+  return any;
+}
+
+static void
+json_addrs (FILE *f, const char *key, const struct addr_list *l)
+{
+  fprintf (f, ", \"%s\": [", key);
+  for (size_t i = 0; i < l->n; i++)
+    fprintf (f, "%s\"%#" PRIx64 "\"", i ? ", " : "", l->v[i]);
+  putc (']', f);
+}
+
+static const char *
+pcln_name (enum go_pcln_ver v)
+{
+  switch (v)
+    {
+    case GO_PCLN_12: return "1.2";
+    case GO_PCLN_116: return "1.16";
+    case GO_PCLN_118: return "1.18";
+    default: return "1.20";
+    }
+}
+
+static void
+print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
+            size_t n)
+{
+  fputs ("{ \"binary\": ", f);
+  out_json_string (f, b->abspath);
+  fputs (", \"go_version\": ", f);
+  out_json_string (f, b->go_version);
+  fprintf (f, ", \"arch\": \"%s\", \"pclntab_version\": \"%s\"",
+           arch_name (b->arch), pcln_name (b->pcln_ver));
+  fputs (", \"build_id\": ", f);
+  out_json_string (f, b->build_id);
+  fprintf (f, ", \"text_start\": \"%#" PRIx64 "\", \"pie\": %s, "
+           "\"cgo\": %s, \"external_link\": %s, \"has_symtab\": %s, "
+           "\"has_dwarf\": %s, \"dwarf_version\": %d,\n  \"functions\": [",
+           b->text_start, b->pie ? "true" : "false", b->cgo ? "true" : "false",
+           b->external_link ? "true" : "false",
+           b->has_symtab ? "true" : "false", b->has_dwarf ? "true" : "false",
+           b->dwarf_version);
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct go_func *fn = sel[i];
+      fputs (i ? ",\n    { \"name\": " : "\n    { \"name\": ", f);
+      out_json_string (f, fn->name);
+      fprintf (f, ", \"entry\": \"%#" PRIx64 "\", \"body\": \"%#" PRIx64
+               "\", \"end\": \"%#" PRIx64 "\", \"abi\": \"%s\"",
+               fn->entry, fn->code.body, fn->end,
+               fn->abi == GO_ABI_ABI0 ? "abi0" : "internal");
+      json_addrs (f, "returns", &fn->code.rets);
+      json_addrs (f, "tail_exits", &fn->code.tails);
+      json_addrs (f, "indirect_jumps", &fn->code.indirect);
+      fprintf (f, ", \"undecoded\": %zu", fn->code.undecoded.n);
+      json_addrs (f, "undecoded_at", &fn->code.undecoded);
+      fprintf (f, ", \"frame_size\": %" PRId32 ", \"file\": ",
+               gobin_frame_size (b, fn));
+      if (fn->file != NULL)
+        out_json_string (f, fn->file);
+      else
+        fputs ("null", f);
+      fprintf (f, ", \"line\": %" PRId32 " }", fn->line);
+    }
+  fputs (n ? "\n  ] }\n" : "] }\n", f);
+}
+
+static void
+print_text (FILE *f, const struct go_func **sel, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct go_func *fn = sel[i];
+      fprintf (f, "%#" PRIx64 " %#" PRIx64 " %#" PRIx64 " %-8s %3zu ret ",
+               fn->entry, fn->code.body, fn->end,
+               fn->abi == GO_ABI_ABI0 ? "abi0" : "internal",
+               fn->code.rets.n);
+      out_text_string (f, fn->name);
+      if (fn->file != NULL)
+        {
+          putc (' ', f);
+          out_text_string (f, fn->file);
+          fprintf (f, ":%" PRId32, fn->line);
+        }
+      if (fn->code.undecoded.n > 0)
+        fprintf (f, " [%zu undecoded]", fn->code.undecoded.n);
+      putc ('\n', f);
+    }
+}
+
+int
+cmd_list (int argc, char **argv)
+{
+  static const struct argp argp = {
+    options, parse_opt, "BINARY [GLOB...]",
+    "List the functions of a Go binary (all, or those matching a GLOB)."
+    "\vText columns: entry, body (after the stack check: where an entry "
+    "probe belongs), end, ABI, number of RET instructions, name, file:line."
+    "\n\nExit status: 0 success, 1 error or a GLOB that matched nothing, "
+    "2 not a usable Go binary, 64 usage error.\n\n"
+    "Examples:\n"
+    "  gostap list ./server 'main.*'\n"
+    "  gostap list --json ./server 'net/http.(*conn).serve'",
+    NULL, NULL, NULL,
+  };
+  struct list_args a = { 0 };
+  struct go_bin b;
+  const struct go_func **sel = NULL;
+  bool *used = NULL;
+  int ret = EXIT_ERROR;
+  if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
+    return EXIT_USAGE;
+
+  ret = gobin_open (&b, a.binary);
+  if (ret != EXIT_OK)
+    goto out;
+  ret = EXIT_ERROR;
+  sel = calloc (b.nfuncs, sizeof *sel);
+  used = calloc ((size_t) a.nglobs + 1, sizeof *used);
+  if (sel == NULL || used == NULL)
+    {
+      error (0, errno, "calloc");
+      goto out;
+    }
+  size_t n = 0;
+  for (size_t i = 0; i < b.nfuncs; i++)
+    if (matches (&a, b.funcs[i].name, used))
+      {
+        int r = gobin_analyze (&b, &b.funcs[i]);
+        if (r != EXIT_OK)
+          {
+            ret = r;
+            goto out;
+          }
+        sel[n++] = &b.funcs[i];
+      }
+  if (a.json)
+    print_json (stdout, &b, sel, n);
+  else
+    print_text (stdout, sel, n);
+  ret = EXIT_OK;
+  for (int i = 0; i < a.nglobs; i++)
+    if (!used[i])
+      {
+        error (0, 0, "%s: no function matches '%s'", a.binary, a.globs[i]);
+        ret = EXIT_ERROR;
+      }
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      error (0, errno, "write error");
+      ret = EXIT_ERROR;
+    }
+out:
+  free (sel);
+  free (used);
+  gobin_close (&b);
+  return ret;
+}

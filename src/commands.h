@@ -1,0 +1,11 @@
+/* commands.h: one entry point per subcommand, each in its own cmd-*.c,
+   all listed in the table in gostap.c.  */
+
+#ifndef GOSTAP_COMMANDS_H
+#define GOSTAP_COMMANDS_H
+
+/* Each returns the process exit status (see gobin.h).  ARGV[0] is the
+   subcommand's name.  */
+int cmd_list (int argc, char **argv);
+
+#endif

@@ -1,0 +1,166 @@
+/* gobin: the Go binary reader shared by every gostap subcommand.
+
+   Where each fact about a Go binary is read:
+     read-elf.c        ELF headers, segments, sections, .symtab, build id
+     read-buildinfo.c  Go version and build settings (.go.buildinfo)
+     read-pclntab.c    function table, names, file and line, pcsp (.gopclntab)
+     read-code.c       RET sites, tail exits, body after the stack check
+     read-abi.c        ABIInternal or ABI0 for each function
+
+   Every read from the file goes through gobin_at() or gobin_vaddr(), which
+   check bounds, so a malformed binary gives an error, never a crash.  */
+
+#ifndef GOSTAP_GOBIN_H
+#define GOSTAP_GOBIN_H
+
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses of gostap, documented in --help and gostap(1).  */
+enum
+{
+  EXIT_OK = 0,
+  EXIT_ERROR = 1,     /* system or internal error */
+  EXIT_BADINPUT = 2,  /* the binary is not a usable Go binary */
+  EXIT_USAGE = 64,    /* bad command line */
+};
+
+enum go_arch { GO_ARCH_AMD64, GO_ARCH_ARM64 };
+enum go_abi { GO_ABI_INTERNAL, GO_ABI_ABI0 };
+
+/* pclntab layouts, named after the first Go release that wrote them.  */
+enum go_pcln_ver
+{
+  GO_PCLN_12,   /* 0xfffffffb: Go 1.2 - 1.15 */
+  GO_PCLN_116,  /* 0xfffffffa: Go 1.16 - 1.17 */
+  GO_PCLN_118,  /* 0xfffffff0: Go 1.18 - 1.19 */
+  GO_PCLN_120,  /* 0xfffffff1: Go 1.20 and later */
+};
+
+/* A growable array of addresses.  */
+struct addr_list
+{
+  uint64_t *v;
+  size_t n, cap;
+};
+
+/* What the disassembler found in one function (read-code.c).  */
+struct go_code
+{
+  bool done;                    /* analysed */
+  uint64_t body;                /* first instruction after the stack check */
+  struct addr_list rets;        /* every RET instruction */
+  struct addr_list tails;       /* direct jumps to outside the function */
+  struct addr_list indirect;    /* jumps through a register or memory */
+  struct addr_list undecoded;   /* addresses the disassembler rejected */
+};
+
+struct go_func
+{
+  const char *name;             /* NUL-terminated, inside the pclntab */
+  uint64_t entry, end;
+  uint32_t funcoff;             /* offset of the _func record in the pclntab */
+  uint32_t pcsp, pcfile, pcln;  /* offsets of the pc-value tables */
+  uint32_t cuoff;               /* compilation unit (Go 1.16+) */
+  uint8_t funcid, flag;
+  const char *file;             /* NULL when unknown */
+  int32_t line;                 /* 0 when unknown */
+  enum go_abi abi;
+  struct go_code code;
+};
+
+/* A loaded segment, for mapping virtual addresses to file bytes.  */
+struct go_seg
+{
+  uint64_t vaddr, filesz, memsz, offset;
+  bool exec;
+};
+
+struct go_bin
+{
+  const char *path;             /* as given by the user */
+  char *abspath;                /* realpath() of it */
+  int fd;
+  Elf *elf;
+  const uint8_t *image;         /* the whole file, mapped by libelf */
+  size_t size;
+
+  enum go_arch arch;
+  unsigned ptrsize;
+  bool pie;                     /* ET_DYN */
+  bool has_symtab;
+  bool has_dwarf;
+  int dwarf_version;            /* of the first CU, 0 without DWARF */
+  bool has_section_headers;
+  bool cgo;
+  bool external_link;
+
+  struct go_seg *segs;
+  size_t nsegs;
+
+  char go_version[64];          /* "go1.22.1"; empty when unknown */
+  int go_minor;                 /* 22 for go1.22.1; 0 when unknown */
+  bool buildinfo_cgo;           /* CGO_ENABLED=1 in build settings */
+  char build_id[256];           /* Go build id, or hex GNU build id */
+
+  /* pclntab */
+  const uint8_t *pcln;          /* start of the pclntab in the image */
+  size_t pcln_size;             /* bytes available from pcln on */
+  uint64_t pcln_vaddr;
+  enum go_pcln_ver pcln_ver;
+  unsigned quantum;
+  uint64_t text_start;
+  const uint8_t *funcnametab, *cutab, *filetab, *pctab, *functab;
+  size_t funcnametab_size, cutab_size, filetab_size, pctab_size, functab_size;
+
+  struct go_func *funcs;        /* sorted by entry */
+  size_t nfuncs;
+
+  void *disasm;                 /* read-code.c's decoder state */
+};
+
+/* read-elf.c */
+int gobin_open (struct go_bin *b, const char *path);
+void gobin_close (struct go_bin *b);
+const uint8_t *gobin_at (const struct go_bin *b, uint64_t off, uint64_t len);
+const uint8_t *gobin_vaddr (const struct go_bin *b, uint64_t vaddr,
+                            uint64_t len, size_t *avail);
+bool gobin_vaddr_to_off (const struct go_bin *b, uint64_t vaddr,
+                         uint64_t *off);
+bool gobin_off_to_vaddr (const struct go_bin *b, uint64_t off,
+                         uint64_t *vaddr);
+Elf_Scn *gobin_section (const struct go_bin *b, const char *name,
+                        GElf_Shdr *shdr);
+bool gobin_symbol (const struct go_bin *b, const char *name,
+                   uint64_t *value, uint64_t *size);
+uint64_t gobin_read_uint (const struct go_bin *b, const uint8_t *p,
+                          unsigned size);
+
+/* read-buildinfo.c */
+int gobin_read_buildinfo (struct go_bin *b);
+int go_version_minor (const char *version);
+
+/* read-pclntab.c */
+int gobin_read_pclntab (struct go_bin *b);
+const struct go_func *gobin_func_at (const struct go_bin *b, uint64_t pc);
+bool gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
+                    uint32_t table, uint64_t target_pc, int32_t *value);
+int32_t gobin_frame_size (const struct go_bin *b, const struct go_func *f);
+
+/* read-code.c */
+int gobin_code_init (struct go_bin *b);
+void gobin_code_fini (struct go_bin *b);
+int gobin_analyze (struct go_bin *b, struct go_func *f);
+
+/* read-abi.c */
+void gobin_classify_abi (struct go_bin *b);
+
+/* util.c */
+int addr_list_push (struct addr_list *l, uint64_t v);
+void addr_list_free (struct addr_list *l);
+const char *arch_name (enum go_arch arch);
+
+#endif

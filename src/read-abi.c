@@ -1,0 +1,120 @@
+/* read-abi.c: which calling convention each function uses.
+
+   ABIInternal (registers) is Go's own convention from Go 1.17 on amd64 and
+   1.18 on arm64; ABI0 (everything on the stack) is used before that, by
+   assembly functions, and by the wrappers that let assembly call Go.  The
+   decision uses the pclntab only, so a stripped binary gets the same answer
+   as its unstripped twin (whose .symtab names ABI0 symbols `NAME.abi0`,
+   which the tests compare against):
+   - assembly functions (FuncFlagAsm) are ABI0, except those Go's sources
+     declare <ABIInternal> (table generated into abi-asm-table.h);
+   - a name listed twice is a function and its ABI wrapper: with one of
+     them assembly, the other is the ABIInternal wrapper; otherwise the
+     wrapper (FuncID wrapper, i.e. non-zero, or else the shorter) is ABI0. */
+
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi-asm-table.h"
+#include "gobin.h"
+
+enum { FUNC_FLAG_ASM = 1 << 2 };
+
+static bool
+asm_is_internal (const struct go_bin *b, const char *name, int minor)
+{
+  unsigned char arch = b->arch == GO_ARCH_AMD64 ? ABI_ASM_AMD64
+    : ABI_ASM_ARM64;
+  size_t lo = 0, hi = sizeof abi_asm_internal / sizeof abi_asm_internal[0];
+  /* The table is sorted by name; several rows may share one.  */
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (strcmp (abi_asm_internal[mid].name, name) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (size_t i = lo; i < sizeof abi_asm_internal / sizeof abi_asm_internal[0]
+       && strcmp (abi_asm_internal[i].name, name) == 0; i++)
+    {
+      const struct abi_asm_entry *e = &abi_asm_internal[i];
+      if (e->arch == arch && minor >= e->min_minor && minor <= e->max_minor)
+        return true;
+    }
+  return false;
+}
+
+/* The Go minor version, from the build info or else the pclntab format. */
+static int
+effective_minor (const struct go_bin *b)
+{
+  if (b->go_minor > 0)
+    return b->go_minor;
+  switch (b->pcln_ver)
+    {
+    case GO_PCLN_12: return 15;
+    case GO_PCLN_116: return 16;
+    case GO_PCLN_118: return 18;
+    default: return 20;
+    }
+}
+
+static int
+compare_name (const void *a, const void *b, void *bin)
+{
+  const struct go_bin *gb = bin;
+  const struct go_func *x = &gb->funcs[*(const size_t *) a];
+  const struct go_func *y = &gb->funcs[*(const size_t *) b];
+  int c = strcmp (x->name, y->name);
+  return c != 0 ? c : (x->entry < y->entry ? -1 : x->entry > y->entry);
+}
+
+void
+gobin_classify_abi (struct go_bin *b)
+{
+  int minor = effective_minor (b);
+  bool regabi = minor >= (b->arch == GO_ARCH_AMD64 ? 17 : 18);
+  for (size_t i = 0; i < b->nfuncs; i++)
+    {
+      struct go_func *f = &b->funcs[i];
+      if (!regabi)
+        f->abi = GO_ABI_ABI0;
+      else if ((f->flag & FUNC_FLAG_ASM) && !asm_is_internal (b, f->name, minor))
+        f->abi = GO_ABI_ABI0;
+      else
+        f->abi = GO_ABI_INTERNAL;
+    }
+  if (!regabi || b->nfuncs < 2)
+    return;
+
+  size_t *idx = malloc (b->nfuncs * sizeof *idx);
+  if (idx == NULL)
+    return;                     /* keep the per-function answer */
+  for (size_t i = 0; i < b->nfuncs; i++)
+    idx[i] = i;
+  qsort_r (idx, b->nfuncs, sizeof *idx, compare_name, b);
+  for (size_t i = 0; i + 1 < b->nfuncs; i++)
+    {
+      struct go_func *x = &b->funcs[idx[i]], *y = &b->funcs[idx[i + 1]];
+      if (strcmp (x->name, y->name) != 0
+          || (i + 2 < b->nfuncs
+              && strcmp (b->funcs[idx[i + 2]].name, x->name) == 0))
+        continue;
+      bool xa = x->flag & FUNC_FLAG_ASM, ya = y->flag & FUNC_FLAG_ASM;
+      struct go_func *abi0;
+      if (xa != ya)
+        abi0 = xa ? x : y;
+      else if ((x->funcid != 0) != (y->funcid != 0))
+        abi0 = x->funcid != 0 ? x : y;
+      else
+        abi0 = x->end - x->entry <= y->end - y->entry ? x : y;
+      x->abi = GO_ABI_INTERNAL;
+      y->abi = GO_ABI_INTERNAL;
+      abi0->abi = GO_ABI_ABI0;
+      i++;
+    }
+  free (idx);
+}

@@ -1,0 +1,390 @@
+/* read-elf.c: open a Go binary, check what kind of ELF file it is, and give
+   bounds-checked access to its bytes by file offset and by virtual address.  */
+
+#include "config.h"
+
+#include <errno.h>
+#include <error.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdw.h>
+
+#include "gobin.h"
+
+const uint8_t *
+gobin_at (const struct go_bin *b, uint64_t off, uint64_t len)
+{
+  if (off > b->size || len > b->size - off)
+    return NULL;
+  return b->image + off;
+}
+
+uint64_t
+gobin_read_uint (const struct go_bin *b, const uint8_t *p, unsigned size)
+{
+  (void) b;                     /* only little-endian files are accepted */
+  uint64_t v = 0;
+  for (unsigned i = 0; i < size; i++)
+    v |= (uint64_t) p[i] << (8 * i);
+  return v;
+}
+
+bool
+gobin_vaddr_to_off (const struct go_bin *b, uint64_t vaddr, uint64_t *off)
+{
+  for (size_t i = 0; i < b->nsegs; i++)
+    {
+      const struct go_seg *s = &b->segs[i];
+      if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz)
+        {
+          *off = s->offset + (vaddr - s->vaddr);
+          return true;
+        }
+    }
+  return false;
+}
+
+bool
+gobin_off_to_vaddr (const struct go_bin *b, uint64_t off, uint64_t *vaddr)
+{
+  for (size_t i = 0; i < b->nsegs; i++)
+    {
+      const struct go_seg *s = &b->segs[i];
+      if (off >= s->offset && off - s->offset < s->filesz)
+        {
+          *vaddr = s->vaddr + (off - s->offset);
+          return true;
+        }
+    }
+  return false;
+}
+
+/* The bytes at VADDR, if LEN of them are in the file within one segment.
+   With AVAIL, LEN may be 0 and *AVAIL says how many bytes follow.  */
+const uint8_t *
+gobin_vaddr (const struct go_bin *b, uint64_t vaddr, uint64_t len,
+             size_t *avail)
+{
+  for (size_t i = 0; i < b->nsegs; i++)
+    {
+      const struct go_seg *s = &b->segs[i];
+      if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz)
+        {
+          uint64_t rest = s->filesz - (vaddr - s->vaddr);
+          if (len > rest)
+            return NULL;
+          if (avail)
+            *avail = rest;
+          return b->image + s->offset + (vaddr - s->vaddr);
+        }
+    }
+  return NULL;
+}
+
+Elf_Scn *
+gobin_section (const struct go_bin *b, const char *name, GElf_Shdr *shdr)
+{
+  size_t shstrndx;
+  if (!b->has_section_headers || elf_getshdrstrndx (b->elf, &shstrndx) != 0)
+    return NULL;
+  Elf_Scn *scn = NULL;
+  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
+    {
+      GElf_Shdr mem;
+      GElf_Shdr *sh = gelf_getshdr (scn, &mem);
+      if (sh == NULL)
+        continue;
+      const char *n = elf_strptr (b->elf, shstrndx, sh->sh_name);
+      if (n != NULL && strcmp (n, name) == 0)
+        {
+          if (shdr)
+            *shdr = *sh;
+          return scn;
+        }
+    }
+  return NULL;
+}
+
+/* Look NAME up in .symtab (linear: used for a handful of names).  */
+bool
+gobin_symbol (const struct go_bin *b, const char *name, uint64_t *value,
+              uint64_t *size)
+{
+  if (!b->has_symtab)
+    return false;
+  Elf_Scn *scn = NULL;
+  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
+    {
+      GElf_Shdr mem;
+      GElf_Shdr *sh = gelf_getshdr (scn, &mem);
+      if (sh == NULL || sh->sh_type != SHT_SYMTAB || sh->sh_entsize == 0)
+        continue;
+      Elf_Data *data = elf_getdata (scn, NULL);
+      if (data == NULL)
+        continue;
+      size_t n = data->d_size / sh->sh_entsize;
+      for (size_t i = 0; i < n; i++)
+        {
+          GElf_Sym sym;
+          if (gelf_getsym (data, (int) i, &sym) == NULL)
+            break;
+          const char *s = elf_strptr (b->elf, sh->sh_link, sym.st_name);
+          if (s != NULL && strcmp (s, name) == 0)
+            {
+              *value = sym.st_value;
+              if (size)
+                *size = sym.st_size;
+              return true;
+            }
+        }
+    }
+  return false;
+}
+
+static int
+read_segments (struct go_bin *b)
+{
+  size_t phnum;
+  if (elf_getphdrnum (b->elf, &phnum) != 0)
+    {
+      error (0, 0, "%s: cannot read program headers: elf_getphdrnum: %s",
+             b->path, elf_errmsg (-1));
+      return EXIT_BADINPUT;
+    }
+  b->segs = calloc (phnum ? phnum : 1, sizeof *b->segs);
+  if (b->segs == NULL)
+    {
+      error (0, errno, "calloc");
+      return EXIT_ERROR;
+    }
+  for (size_t i = 0; i < phnum; i++)
+    {
+      GElf_Phdr mem;
+      GElf_Phdr *ph = gelf_getphdr (b->elf, (int) i, &mem);
+      if (ph == NULL)
+        {
+          error (0, 0, "%s: cannot read program header %zu: gelf_getphdr: %s",
+                 b->path, i, elf_errmsg (-1));
+          return EXIT_BADINPUT;
+        }
+      if (ph->p_type != PT_LOAD || ph->p_filesz == 0)
+        continue;
+      struct go_seg *s = &b->segs[b->nsegs++];
+      s->vaddr = ph->p_vaddr;
+      s->offset = ph->p_offset;
+      s->filesz = ph->p_filesz;
+      s->memsz = ph->p_memsz;
+      s->exec = (ph->p_flags & PF_X) != 0;
+      /* A truncated file: keep what is there, later reads fail cleanly.  */
+      if (s->offset > b->size)
+        s->filesz = 0;
+      else if (s->filesz > b->size - s->offset)
+        s->filesz = b->size - s->offset;
+    }
+  if (b->nsegs == 0)
+    {
+      error (0, 0, "%s: no loadable segment in the file", b->path);
+      return EXIT_BADINPUT;
+    }
+  return EXIT_OK;
+}
+
+/* Walk the notes of every PT_NOTE segment for the Go build id (name "Go",
+   type 4), else the GNU one (name "GNU", type 3) in hex.  */
+static void
+read_build_id (struct go_bin *b)
+{
+  size_t phnum;
+  char gnu[sizeof b->build_id] = "";
+  if (elf_getphdrnum (b->elf, &phnum) != 0)
+    return;
+  for (size_t i = 0; i < phnum; i++)
+    {
+      GElf_Phdr mem;
+      GElf_Phdr *ph = gelf_getphdr (b->elf, (int) i, &mem);
+      if (ph == NULL || ph->p_type != PT_NOTE)
+        continue;
+      const uint8_t *p = gobin_at (b, ph->p_offset, ph->p_filesz);
+      if (p == NULL)
+        continue;
+      uint64_t pos = 0;
+      while (pos + 12 <= ph->p_filesz)
+        {
+          uint32_t namesz = (uint32_t) gobin_read_uint (b, p + pos, 4);
+          uint32_t descsz = (uint32_t) gobin_read_uint (b, p + pos + 4, 4);
+          uint32_t type = (uint32_t) gobin_read_uint (b, p + pos + 8, 4);
+          uint64_t name = pos + 12;
+          uint64_t desc = name + (((uint64_t) namesz + 3) & ~3ULL);
+          uint64_t next = desc + (((uint64_t) descsz + 3) & ~3ULL);
+          if (next > ph->p_filesz)
+            break;
+          if (namesz == 3 && memcmp (p + name, "Go", 3) == 0 && type == 4
+              && descsz < sizeof b->build_id)
+            {
+              memcpy (b->build_id, p + desc, descsz);
+              b->build_id[descsz] = '\0';
+              return;
+            }
+          if (namesz == 4 && memcmp (p + name, "GNU", 4) == 0
+              && type == NT_GNU_BUILD_ID && descsz * 2 < sizeof gnu)
+            for (uint32_t k = 0; k < descsz; k++)
+              snprintf (gnu + 2 * k, 3, "%02x", p[desc + k]);
+          pos = next;
+        }
+    }
+  memcpy (b->build_id, gnu, sizeof gnu);
+}
+
+/* DWARF presence and the version of its first unit.  */
+static void
+read_dwarf_facts (struct go_bin *b)
+{
+  GElf_Shdr sh;
+  if (gobin_section (b, ".debug_info", &sh) == NULL
+      && gobin_section (b, ".zdebug_info", &sh) == NULL)
+    return;
+  b->has_dwarf = true;
+  Dwarf *dw = dwarf_begin_elf (b->elf, DWARF_C_READ, NULL);
+  if (dw == NULL)
+    return;
+  Dwarf_Off off = 0, next;
+  size_t hsize;
+  Dwarf_Half version;
+  if (dwarf_next_unit (dw, off, &next, &hsize, &version, NULL, NULL, NULL,
+                       NULL, NULL) == 0)
+    b->dwarf_version = version;
+  dwarf_end (dw);
+}
+
+int
+gobin_open (struct go_bin *b, const char *path)
+{
+  int ret;
+  memset (b, 0, sizeof *b);
+  b->fd = -1;
+  b->path = path;
+
+  elf_version (EV_CURRENT);
+  b->fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (b->fd < 0)
+    {
+      error (0, errno, "cannot open '%s'", path);
+      return errno == ENOENT || errno == EACCES ? EXIT_BADINPUT : EXIT_ERROR;
+    }
+  b->abspath = realpath (path, NULL);
+  if (b->abspath == NULL)
+    {
+      error (0, errno, "%s: realpath", path);
+      return EXIT_ERROR;
+    }
+  b->elf = elf_begin (b->fd, ELF_C_READ_MMAP, NULL);
+  if (b->elf == NULL)
+    {
+      error (0, 0, "%s: not an ELF file: elf_begin: %s", path,
+             elf_errmsg (-1));
+      return EXIT_BADINPUT;
+    }
+  if (elf_kind (b->elf) != ELF_K_ELF)
+    {
+      error (0, 0, "%s: not an ELF file", path);
+      return EXIT_BADINPUT;
+    }
+  b->image = (const uint8_t *) elf_rawfile (b->elf, &b->size);
+  if (b->image == NULL)
+    {
+      error (0, 0, "%s: cannot read the file: elf_rawfile: %s", path,
+             elf_errmsg (-1));
+      return EXIT_BADINPUT;
+    }
+
+  GElf_Ehdr ehdr;
+  if (gelf_getehdr (b->elf, &ehdr) == NULL)
+    {
+      error (0, 0, "%s: bad ELF header: gelf_getehdr: %s", path,
+             elf_errmsg (-1));
+      return EXIT_BADINPUT;
+    }
+  if (ehdr.e_ident[EI_CLASS] != ELFCLASS64)
+    {
+      error (0, 0, "%s: 32-bit ELF files are not supported", path);
+      return EXIT_BADINPUT;
+    }
+  if (ehdr.e_ident[EI_DATA] != ELFDATA2LSB)
+    {
+      error (0, 0, "%s: big-endian ELF files are not supported", path);
+      return EXIT_BADINPUT;
+    }
+  switch (ehdr.e_machine)
+    {
+    case EM_X86_64:
+      b->arch = GO_ARCH_AMD64;
+      break;
+    case EM_AARCH64:
+      b->arch = GO_ARCH_ARM64;
+      break;
+    default:
+      error (0, 0, "%s: unsupported architecture (ELF machine %u); "
+             "gostap reads x86-64 and aarch64 binaries", path,
+             (unsigned) ehdr.e_machine);
+      return EXIT_BADINPUT;
+    }
+  b->ptrsize = 8;
+  b->pie = ehdr.e_type == ET_DYN;
+
+  if ((ret = read_segments (b)) != EXIT_OK)
+    return ret;
+
+  size_t shnum = 0, shstrndx;
+  b->has_section_headers = elf_getshdrnum (b->elf, &shnum) == 0 && shnum > 1
+    && elf_getshdrstrndx (b->elf, &shstrndx) == 0;
+  if (b->has_section_headers)
+    {
+      GElf_Shdr sh;
+      Elf_Scn *scn = NULL;
+      while ((scn = elf_nextscn (b->elf, scn)) != NULL)
+        {
+          GElf_Shdr *s = gelf_getshdr (scn, &sh);
+          if (s != NULL && s->sh_type == SHT_SYMTAB && s->sh_size > 0)
+            b->has_symtab = true;
+        }
+      /* Go's own linker writes no .comment; gcc and clang do.  */
+      b->external_link = gobin_section (b, ".comment", &sh) != NULL;
+      read_dwarf_facts (b);
+    }
+  read_build_id (b);
+
+  if ((ret = gobin_read_buildinfo (b)) != EXIT_OK)
+    return ret;
+  if ((ret = gobin_read_pclntab (b)) != EXIT_OK)
+    return ret;
+  gobin_classify_abi (b);
+  return gobin_code_init (b);
+}
+
+void
+gobin_close (struct go_bin *b)
+{
+  gobin_code_fini (b);
+  if (b->funcs != NULL)
+    for (size_t i = 0; i < b->nfuncs; i++)
+      {
+        addr_list_free (&b->funcs[i].code.rets);
+        addr_list_free (&b->funcs[i].code.tails);
+        addr_list_free (&b->funcs[i].code.indirect);
+        addr_list_free (&b->funcs[i].code.undecoded);
+      }
+  free (b->funcs);
+  free (b->segs);
+  free (b->abspath);
+  if (b->elf != NULL)
+    elf_end (b->elf);
+  if (b->fd >= 0)
+    close (b->fd);
+  memset (b, 0, sizeof *b);
+  b->fd = -1;
+}

@@ -1,0 +1,519 @@
+/* read-pclntab.c: the function table from Go's pclntab, every format from
+   Go 1.2 to the latest (see gobin.h, enum go_pcln_ver).
+
+   The table is found, in this order: by section (.gopclntab, or
+   .data.rel.ro.gopclntab in PIE), by the runtime.pclntab symbol, through
+   the moduledata in .go.module (Go 1.26+), or by scanning the loaded
+   segments for a header that validates.  Go 1.26+ writes textStart as 0:
+   the text base then comes from runtime.text or the moduledata.
+
+   Header words from offset 8 (pointer-sized):
+     1.2   nfunc, then the functab itself
+     1.16  nfunc nfiles funcname cutab filetab pctab functab
+     1.18+ nfunc nfiles textStart funcname cutab filetab pctab functab  */
+
+#include "config.h"
+
+#include <errno.h>
+#include <error.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gobin.h"
+
+enum
+{
+  MAGIC_12 = 0xfffffffbu,
+  MAGIC_116 = 0xfffffffau,
+  MAGIC_118 = 0xfffffff0u,
+  MAGIC_120 = 0xfffffff1u,
+  /* moduledata: pcHeader, 6 slices, findfunctab, minpc, maxpc, text.  */
+  MODULEDATA_TEXT = 22,
+  MAX_PCVALUE_STEPS = 1 << 20,
+};
+
+static uint32_t
+u32 (const uint8_t *p)
+{
+  return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16
+    | (uint32_t) p[3] << 24;
+}
+
+static bool
+magic_version (uint32_t m, enum go_pcln_ver *v)
+{
+  switch (m)
+    {
+    case MAGIC_12: *v = GO_PCLN_12; return true;
+    case MAGIC_116: *v = GO_PCLN_116; return true;
+    case MAGIC_118: *v = GO_PCLN_118; return true;
+    case MAGIC_120: *v = GO_PCLN_120; return true;
+    default: return false;
+    }
+}
+
+/* The byte size of one functab entry and of the fixed _func record.  */
+static unsigned
+functab_entry_size (const struct go_bin *b)
+{
+  return b->pcln_ver >= GO_PCLN_118 ? 8 : 2 * b->ptrsize;
+}
+
+static unsigned
+func_record_size (const struct go_bin *b)
+{
+  switch (b->pcln_ver)
+    {
+    case GO_PCLN_12: return b->ptrsize + 8 * 4;
+    case GO_PCLN_116: return b->ptrsize + 8 * 4 + 4;
+    case GO_PCLN_118: return 4 + 8 * 4 + 4;
+    default: return 4 + 9 * 4 + 4;
+    }
+}
+
+/* Field N (1-based, after the entry) of a _func record: each 4 bytes.  */
+static uint32_t
+func_field (const struct go_bin *b, const uint8_t *rec, unsigned n)
+{
+  unsigned first = b->pcln_ver >= GO_PCLN_118 ? 4 : b->ptrsize;
+  return u32 (rec + first + (n - 1) * 4);
+}
+
+/* Set the table pointers from a header at P with AVAIL bytes; false when
+   the header does not describe a table that fits.  Leaves b->pcln_* set. */
+static bool
+parse_header (struct go_bin *b, const uint8_t *p, size_t avail)
+{
+  enum go_pcln_ver ver;
+  if (avail < 16 || !magic_version (u32 (p), &ver) || p[4] != 0 || p[5] != 0
+      || (p[6] != 1 && p[6] != 2 && p[6] != 4) || p[7] != 8)
+    return false;
+  b->pcln = p;
+  b->pcln_size = avail;
+  b->pcln_ver = ver;
+  b->quantum = p[6];
+  unsigned ps = p[7];
+  uint64_t w[8];
+  unsigned nwords = ver == GO_PCLN_12 ? 1 : ver == GO_PCLN_116 ? 7 : 8;
+  if (8 + (uint64_t) nwords * ps > avail)
+    return false;
+  for (unsigned i = 0; i < nwords; i++)
+    w[i] = gobin_read_uint (b, p + 8 + i * ps, ps);
+  uint64_t nfunc = w[0];
+  uint64_t names, cu = 0, files, pcs, ftab;
+  if (ver == GO_PCLN_12)
+    {
+      names = 0;
+      pcs = 0;
+      ftab = 8 + ps;
+      /* The file table offset follows the functab's closing pc.  */
+      uint64_t fo = ftab + (nfunc * 2 + 1) * ps;
+      if (nfunc > avail || fo + 4 > avail)
+        return false;
+      files = u32 (p + fo);
+      b->text_start = 0;
+    }
+  else
+    {
+      unsigned k = ver == GO_PCLN_116 ? 2 : 3;
+      b->text_start = ver == GO_PCLN_116 ? 0 : w[2];
+      names = w[k];
+      cu = w[k + 1];
+      files = w[k + 2];
+      pcs = w[k + 3];
+      ftab = w[k + 4];
+    }
+  if (names >= avail || cu >= avail || files >= avail || pcs >= avail
+      || ftab >= avail || nfunc == 0)
+    return false;
+  uint64_t esz = ver >= GO_PCLN_118 ? 8 : 2 * ps;
+  if (nfunc > (avail - ftab) / esz)
+    return false;
+  b->funcnametab = p + names;
+  b->funcnametab_size = avail - names;
+  b->cutab = p + cu;
+  b->cutab_size = avail - cu;
+  b->filetab = p + files;
+  b->filetab_size = avail - files;
+  b->pctab = p + pcs;
+  b->pctab_size = avail - pcs;
+  b->functab = p + ftab;
+  b->functab_size = avail - ftab;
+  b->nfuncs = nfunc;
+  return true;
+}
+
+/* The header at VADDR, if any.  */
+static bool
+try_vaddr (struct go_bin *b, uint64_t vaddr)
+{
+  size_t avail;
+  const uint8_t *p = gobin_vaddr (b, vaddr, 16, &avail);
+  if (p == NULL || !parse_header (b, p, avail))
+    return false;
+  b->pcln_vaddr = vaddr;
+  return true;
+}
+
+static bool
+try_section (struct go_bin *b, const char *name)
+{
+  GElf_Shdr sh;
+  if (gobin_section (b, name, &sh) == NULL || sh.sh_type == SHT_NOBITS)
+    return false;
+  const uint8_t *p = gobin_at (b, sh.sh_offset, sh.sh_size);
+  if (p == NULL || !parse_header (b, p, sh.sh_size))
+    return false;
+  b->pcln_vaddr = sh.sh_addr;
+  return true;
+}
+
+/* The moduledata of Go 1.16+ begins with a pointer to the pclntab header
+   followed by the funcnametab slice; return its address in the file.  */
+static const uint8_t *
+find_moduledata (const struct go_bin *b)
+{
+  GElf_Shdr sh;
+  uint64_t want_names = b->pcln_vaddr + (uint64_t) (b->funcnametab - b->pcln);
+  if (gobin_section (b, ".go.module", &sh) != NULL)
+    {
+      const uint8_t *m = gobin_at (b, sh.sh_offset, (MODULEDATA_TEXT + 1) * 8);
+      if (m != NULL && gobin_read_uint (b, m, 8) == b->pcln_vaddr)
+        return m;
+    }
+  for (size_t i = 0; i < b->nsegs; i++)
+    {
+      const struct go_seg *s = &b->segs[i];
+      if (s->exec)
+        continue;
+      for (uint64_t o = (8 - s->vaddr % 8) % 8;
+           o + (MODULEDATA_TEXT + 1) * 8 <= s->filesz; o += 8)
+        {
+          const uint8_t *m = b->image + s->offset + o;
+          if (gobin_read_uint (b, m, 8) == b->pcln_vaddr
+              && gobin_read_uint (b, m + 8, 8) == want_names)
+            return m;
+        }
+    }
+  return NULL;
+}
+
+static bool
+scan_segments (struct go_bin *b)
+{
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < b->nsegs; i++)
+      {
+        const struct go_seg *s = &b->segs[i];
+        if (s->exec != (pass == 1))
+          continue;
+        for (uint64_t o = (4 - s->vaddr % 4) % 4; o + 16 <= s->filesz; o += 4)
+          {
+            const uint8_t *p = b->image + s->offset + o;
+            if (p[3] == 0xff && p[2] == 0xff && p[1] == 0xff
+                && (p[0] & 0xf0) == 0xf0 && try_vaddr (b, s->vaddr + o))
+              return true;
+          }
+      }
+  return false;
+}
+
+/* Read a NUL-terminated string at OFF of a table; NULL if unterminated. */
+static const char *
+table_string (const uint8_t *tab, size_t size, uint64_t off)
+{
+  if (off >= size)
+    return NULL;
+  const uint8_t *nul = memchr (tab + off, 0, size - off);
+  return nul == NULL ? NULL : (const char *) tab + off;
+}
+
+bool
+gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
+               uint32_t table, uint64_t target_pc, int32_t *value)
+{
+  if (table == 0 || table >= b->pctab_size)
+    return false;
+  const uint8_t *p = b->pctab + table, *end = b->pctab + b->pctab_size;
+  uint64_t pc = f->entry;
+  int64_t val = -1;
+  for (int step = 0; step < MAX_PCVALUE_STEPS; step++)
+    {
+      uint64_t uv = 0, pcd = 0;
+      unsigned shift = 0;
+      do
+        {
+          if (p >= end || shift > 63)
+            return false;
+          uv |= (uint64_t) (*p & 0x7f) << shift;
+          shift += 7;
+        }
+      while (*p++ & 0x80);
+      if (uv == 0 && step != 0)
+        return false;
+      shift = 0;
+      do
+        {
+          if (p >= end || shift > 63)
+            return false;
+          pcd |= (uint64_t) (*p & 0x7f) << shift;
+          shift += 7;
+        }
+      while (*p++ & 0x80);
+      int64_t delta = (uv & 1) ? -(int64_t) (uv >> 1) - 1 : (int64_t) (uv >> 1);
+      val += delta;
+      if (val > INT32_MAX || val < INT32_MIN)
+        return false;
+      if (pcd > UINT32_MAX)
+        return false;
+      pc += pcd * b->quantum;
+      if (target_pc < pc)
+        {
+          *value = (int32_t) val;
+          return true;
+        }
+    }
+  return false;
+}
+
+/* The largest SP offset of the function's pcsp table, or -1.  */
+int32_t
+gobin_frame_size (const struct go_bin *b, const struct go_func *f)
+{
+  int32_t best = -1;
+  if (f->pcsp == 0 || f->pcsp >= b->pctab_size)
+    return best;
+  const uint8_t *p = b->pctab + f->pcsp, *end = b->pctab + b->pctab_size;
+  int64_t val = -1;
+  uint64_t pc = f->entry;
+  for (int step = 0; step < MAX_PCVALUE_STEPS && pc < f->end; step++)
+    {
+      uint64_t v[2] = { 0, 0 };
+      for (int k = 0; k < 2; k++)
+        {
+          unsigned shift = 0;
+          do
+            {
+              if (p >= end || shift > 63)
+                return best;
+              v[k] |= (uint64_t) (*p & 0x7f) << shift;
+              shift += 7;
+            }
+          while (*p++ & 0x80);
+        }
+      if (v[0] == 0 && step != 0)
+        break;
+      val += (v[0] & 1) ? -(int64_t) (v[0] >> 1) - 1 : (int64_t) (v[0] >> 1);
+      if (val > best && val <= INT32_MAX)
+        best = (int32_t) val;
+      if (v[1] > UINT32_MAX)
+        break;
+      pc += v[1] * b->quantum;
+    }
+  return best;
+}
+
+/* Source file of the function's entry.  */
+static const char *
+entry_file (const struct go_bin *b, const struct go_func *f)
+{
+  int32_t fno;
+  if (!gobin_pcvalue (b, f, f->pcfile, f->entry, &fno) || fno < 0)
+    return NULL;
+  if (b->pcln_ver == GO_PCLN_12)
+    {
+      /* filetab: count, then offsets from the pclntab start.  */
+      if (b->filetab_size < 4 || fno == 0
+          || (uint64_t) fno >= u32 (b->filetab)
+          || ((uint64_t) fno + 1) * 4 > b->filetab_size)
+        return NULL;
+      return table_string (b->pcln, b->pcln_size,
+                           u32 (b->filetab + (uint64_t) fno * 4));
+    }
+  uint64_t idx = (uint64_t) f->cuoff + (uint64_t) fno;
+  if ((idx + 1) * 4 > b->cutab_size)
+    return NULL;
+  uint32_t off = u32 (b->cutab + idx * 4);
+  if (off == UINT32_MAX)
+    return NULL;
+  return table_string (b->filetab, b->filetab_size, off);
+}
+
+/* The text base for Go 1.26+, which writes textStart as 0.  */
+static bool
+find_text_start (struct go_bin *b)
+{
+  uint64_t v;
+  if (gobin_symbol (b, "runtime.text", &v, NULL))
+    {
+      b->text_start = v;
+      return true;
+    }
+  const uint8_t *m = find_moduledata (b);
+  if (m != NULL)
+    {
+      b->text_start = gobin_read_uint (b, m + MODULEDATA_TEXT * 8, 8);
+      return b->text_start != 0;
+    }
+  return false;
+}
+
+static int
+compare_entry (const void *a, const void *b)
+{
+  const struct go_func *x = a, *y = b;
+  return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+static int
+read_functions (struct go_bin *b)
+{
+  size_t n = b->nfuncs;
+  unsigned esz = functab_entry_size (b), rsz = func_record_size (b);
+  unsigned ps = b->ptrsize;
+  size_t skipped = 0;
+  b->funcs = calloc (n, sizeof *b->funcs);
+  if (b->funcs == NULL)
+    {
+      error (0, errno, "calloc");
+      return EXIT_ERROR;
+    }
+  /* Where funcoff values count from.  */
+  const uint8_t *recbase = b->pcln_ver == GO_PCLN_12 ? b->pcln : b->functab;
+  size_t recsize = b->pcln_ver == GO_PCLN_12 ? b->pcln_size : b->functab_size;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      const uint8_t *e = b->functab + i * esz;
+      /* The entry after the last is the end pc: checked in parse_header. */
+      if ((i + 1) * esz + (esz / 2) > b->functab_size)
+        {
+          error (0, 0, "%s: corrupted pclntab: function table truncated",
+                 b->path);
+          return EXIT_BADINPUT;
+        }
+      uint64_t entry, next, funcoff;
+      if (b->pcln_ver >= GO_PCLN_118)
+        {
+          entry = b->text_start + u32 (e);
+          next = b->text_start + u32 (e + esz);
+          funcoff = u32 (e + 4);
+        }
+      else
+        {
+          entry = gobin_read_uint (b, e, ps);
+          next = gobin_read_uint (b, e + esz, ps);
+          funcoff = gobin_read_uint (b, e + ps, ps);
+        }
+      if (next < entry)
+        {
+          error (0, 0, "%s: corrupted pclntab: function table is not sorted "
+                 "(entry %zu at %#" PRIx64 ")", b->path, i, entry);
+          return EXIT_BADINPUT;
+        }
+      if (funcoff >= recsize || recsize - funcoff < rsz)
+        {
+          skipped++;
+          continue;
+        }
+      const uint8_t *rec = recbase + funcoff;
+      uint64_t rentry = b->pcln_ver >= GO_PCLN_118
+        ? b->text_start + u32 (rec) : gobin_read_uint (b, rec, ps);
+      const char *name = table_string (b->funcnametab, b->funcnametab_size,
+                                       func_field (b, rec, 1));
+      if (rentry != entry || name == NULL || next == entry)
+        {
+          skipped++;
+          continue;
+        }
+      struct go_func *f = &b->funcs[k++];
+      f->name = name;
+      f->entry = entry;
+      f->end = next;
+      f->funcoff = (uint32_t) funcoff;
+      f->pcsp = func_field (b, rec, 4);
+      f->pcfile = func_field (b, rec, 5);
+      f->pcln = func_field (b, rec, 6);
+      if (b->pcln_ver >= GO_PCLN_116)
+        f->cuoff = func_field (b, rec, 8);
+      /* funcID and flag bytes follow the 4-byte fields.  */
+      unsigned idoff = b->pcln_ver == GO_PCLN_12 ? rsz - 4
+        : b->pcln_ver == GO_PCLN_116 ? ps + 8 * 4
+        : b->pcln_ver == GO_PCLN_118 ? 4 + 8 * 4 : 4 + 9 * 4;
+      f->funcid = b->pcln_ver == GO_PCLN_12 ? 0 : rec[idoff];
+      f->flag = b->pcln_ver == GO_PCLN_12 ? 0 : rec[idoff + 1];
+      f->file = entry_file (b, f);
+      int32_t line;
+      f->line = gobin_pcvalue (b, f, f->pcln, f->entry, &line) && line > 0
+        ? line : 0;
+    }
+  if (skipped > 0)
+    error (0, 0, "%s: warning: skipped %zu malformed pclntab entries",
+           b->path, skipped);
+  if (k == 0)
+    {
+      error (0, 0, "%s: corrupted pclntab: no valid function", b->path);
+      return EXIT_BADINPUT;
+    }
+  b->nfuncs = k;
+  qsort (b->funcs, k, sizeof *b->funcs, compare_entry);
+  for (size_t i = 0; i < k; i++)
+    if (strstr (b->funcs[i].name, "._Cfunc_") != NULL
+        || strncmp (b->funcs[i].name, "runtime/cgo.", 12) == 0)
+      b->cgo = true;
+  return EXIT_OK;
+}
+
+int
+gobin_read_pclntab (struct go_bin *b)
+{
+  uint64_t v;
+  bool found = try_section (b, ".gopclntab")
+    || try_section (b, ".data.rel.ro.gopclntab")
+    || (gobin_symbol (b, "runtime.pclntab", &v, NULL) && try_vaddr (b, v));
+  if (!found)
+    {
+      /* A section named like it that does not parse is corruption, not
+         absence: say so rather than scanning.  */
+      GElf_Shdr sh;
+      if (gobin_section (b, ".gopclntab", &sh) != NULL)
+        {
+          error (0, 0, "%s: corrupted pclntab: bad header in .gopclntab",
+                 b->path);
+          return EXIT_BADINPUT;
+        }
+      found = scan_segments (b);
+    }
+  if (!found)
+    {
+      error (0, 0, "%s: not a Go binary (no pclntab found)", b->path);
+      return EXIT_BADINPUT;
+    }
+  if (b->pcln_ver >= GO_PCLN_118 && b->text_start == 0
+      && !find_text_start (b))
+    {
+      error (0, 0, "%s: cannot find the text start of this Go binary "
+             "(no runtime.text symbol and no moduledata)", b->path);
+      return EXIT_BADINPUT;
+    }
+  b->cgo = b->buildinfo_cgo;
+  return read_functions (b);
+}
+
+const struct go_func *
+gobin_func_at (const struct go_bin *b, uint64_t pc)
+{
+  size_t lo = 0, hi = b->nfuncs;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      const struct go_func *f = &b->funcs[mid];
+      if (pc < f->entry)
+        hi = mid;
+      else if (pc >= f->end)
+        lo = mid + 1;
+      else
+        return f;
+    }
+  return NULL;
+}

@@ -1,0 +1,42 @@
+/* util.c: small helpers shared by the reader and the commands.  */
+
+#include "config.h"
+
+#include <errno.h>
+#include <error.h>
+#include <stdlib.h>
+
+#include "gobin.h"
+
+int
+addr_list_push (struct addr_list *l, uint64_t v)
+{
+  if (l->n == l->cap)
+    {
+      size_t cap = l->cap ? 2 * l->cap : 4;
+      uint64_t *nv = reallocarray (l->v, cap, sizeof *nv);
+      if (nv == NULL)
+        {
+          error (0, errno, "reallocarray");
+          return -1;
+        }
+      l->v = nv;
+      l->cap = cap;
+    }
+  l->v[l->n++] = v;
+  return 0;
+}
+
+void
+addr_list_free (struct addr_list *l)
+{
+  free (l->v);
+  l->v = NULL;
+  l->n = l->cap = 0;
+}
+
+const char *
+arch_name (enum go_arch arch)
+{
+  return arch == GO_ARCH_AMD64 ? "x86_64" : "aarch64";
+}
