@@ -18,6 +18,9 @@
  * entry present in the oldest scanned release starts at the first
  * register-ABI release (1.17 amd64, 1.18 arm64), and max_minor 99
  * means still ABIInternal in the newest scanned release.
+ * File-local asm functions (TEXT name<>(SB)) are always ABI0 and never
+ * listed; note that their .symtab names carry no .abi0 suffix either,
+ * and with external (cgo) linking every Go symbol is STB_LOCAL.
  * Names are as in pclntab: import path + '.' + function. Sorted by name
  * (bytewise), then arch, then min_minor.
  */

@@ -104,5 +104,9 @@ main (int argc, char **argv)
              argv[a.command]);
       return EXIT_USAGE;
     }
+  /* Messages of the subcommand's argp then read "gostap list: ...".  */
+  char name[64];
+  snprintf (name, sizeof name, "gostap %s", c->name);
+  argv[a.command] = name;
   return c->run (argc - a.command, argv + a.command);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <elfutils/libdw.h>
@@ -156,6 +157,15 @@ read_segments (struct go_bin *b)
              b->path, elf_errmsg (-1));
       return EXIT_BADINPUT;
     }
+  GElf_Ehdr eh;
+  if (gelf_getehdr (b->elf, &eh) != NULL
+      && (eh.e_phoff > b->size
+          || (uint64_t) eh.e_phnum * eh.e_phentsize > b->size - eh.e_phoff))
+    {
+      error (0, 0, "%s: truncated file: program headers end past the end "
+             "of the file (%zu bytes)", b->path, b->size);
+      return EXIT_BADINPUT;
+    }
   b->segs = calloc (phnum ? phnum : 1, sizeof *b->segs);
   if (b->segs == NULL)
     {
@@ -180,11 +190,13 @@ read_segments (struct go_bin *b)
       s->filesz = ph->p_filesz;
       s->memsz = ph->p_memsz;
       s->exec = (ph->p_flags & PF_X) != 0;
-      /* A truncated file: keep what is there, later reads fail cleanly.  */
-      if (s->offset > b->size)
-        s->filesz = 0;
-      else if (s->filesz > b->size - s->offset)
-        s->filesz = b->size - s->offset;
+      if (s->offset > b->size || s->filesz > b->size - s->offset)
+        {
+          error (0, 0, "%s: truncated file: a segment needs bytes %#" PRIx64
+                 "-%#" PRIx64 ", the file has %zu", b->path, s->offset,
+                 s->offset + s->filesz, b->size);
+          return EXIT_BADINPUT;
+        }
     }
   if (b->nsegs == 0)
     {
@@ -276,6 +288,17 @@ gobin_open (struct go_bin *b, const char *path)
       error (0, errno, "cannot open '%s'", path);
       return errno == ENOENT || errno == EACCES ? EXIT_BADINPUT : EXIT_ERROR;
     }
+  struct stat st;
+  if (fstat (b->fd, &st) != 0)
+    {
+      error (0, errno, "%s: fstat", path);
+      return EXIT_ERROR;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      error (0, 0, "%s: not a regular file", path);
+      return EXIT_BADINPUT;
+    }
   b->abspath = realpath (path, NULL);
   if (b->abspath == NULL)
     {
@@ -341,7 +364,11 @@ gobin_open (struct go_bin *b, const char *path)
 
   size_t shnum = 0, shstrndx;
   b->has_section_headers = elf_getshdrnum (b->elf, &shnum) == 0 && shnum > 1
-    && elf_getshdrstrndx (b->elf, &shstrndx) == 0;
+    && elf_getshdrstrndx (b->elf, &shstrndx) == 0
+    && elf_getscn (b->elf, 1) != NULL;
+  if (!b->has_section_headers && ehdr.e_shoff != 0)
+    error (0, 0, "%s: warning: unreadable section headers (%s); using the "
+           "program headers only", path, elf_errmsg (-1));
   if (b->has_section_headers)
     {
       GElf_Shdr sh;

@@ -279,6 +279,9 @@ def asm_abiinternal(text, arch, exps, warn):
 
 
 def go_name(raw, pkgpath):
+    # pkgpath is the directory relative to src/.  Std-vendored packages keep
+    # their "vendor/" prefix: pclntab/symtab name them e.g.
+    # "vendor/golang.org/x/sys/cpu.cpuid" (checked on a go1.24 binary).
     raw = raw.replace("\u2215", "/")  # '∕' (division slash) in asm = '/'
     if raw.startswith("\u00b7"):
         return pkgpath + "." + raw[1:]
@@ -423,6 +426,9 @@ def main():
       % (REGABI_FIRST_MINOR["amd64"], REGABI_FIRST_MINOR["arm64"],
          OPEN_MAX_MINOR))
     w(" * means still ABIInternal in the newest scanned release.")
+    w(" * File-local asm functions (TEXT name<>(SB)) are always ABI0 and never")
+    w(" * listed; note that their .symtab names carry no .abi0 suffix either,")
+    w(" * and with external (cgo) linking every Go symbol is STB_LOCAL.")
     w(" * Names are as in pclntab: import path + '.' + function. Sorted by name")
     w(" * (bytewise), then arch, then min_minor.")
     w(" */")

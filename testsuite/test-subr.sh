@@ -1,0 +1,52 @@
+# test-subr.sh: sourced by every testsuite/run-*.sh.
+# Gives: set -e, a private temporary directory $tmp removed on exit, the
+# gostap program under test in $GOSTAP, and small assertion helpers.
+# Exit statuses follow Automake: 0 pass, 1 fail, 77 skip, 99 hard error.
+
+set -eu
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${GOSTAP:=$top_srcdir/src/gostap}"
+export GOSTAP top_srcdir
+testsuite=$top_srcdir/testsuite
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gostap-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+failures=0
+checks=0
+
+fail () { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+skip () { echo "SKIP: $*" >&2; exit 77; }
+hard_error () { echo "ERROR: $*" >&2; exit 99; }
+
+# expect_fail STATUS REGEX CMD...: CMD must exit with STATUS and print one
+# line on stderr matching REGEX (argp may add its "Try `gostap --help'"
+# line), and nothing on stdout.
+expect_fail () {
+  local want=$1 re=$2 st=0
+  shift 2
+  checks=$((checks + 1))
+  "$@" >"$tmp/out" 2>"$tmp/err" || st=$?
+  if [ "$st" != "$want" ]; then
+    fail "$*: exit $st, expected $want; stderr: $(head -c 300 "$tmp/err")"
+  elif [ "$(grep -vc '^Try `' "$tmp/err")" != 1 ]; then
+    fail "$*: expected one line on stderr, got: $(cat "$tmp/err")"
+  elif ! grep -Eq -- "$re" "$tmp/err"; then
+    fail "$*: stderr does not match /$re/: $(cat "$tmp/err")"
+  elif [ -s "$tmp/out" ]; then
+    fail "$*: wrote to stdout on error"
+  else
+    echo "ok - $* -> $want: $(cat "$tmp/err")"
+  fi
+}
+
+# The fixture manifest (path goversion variant fixture goarch), building the
+# fixtures if needed.
+fixture_manifest () {
+  "$testsuite/build-fixtures.sh"
+}
+
+finish () {
+  echo "$(basename "$0"): $checks checks, $failures failures"
+  [ "$failures" -eq 0 ]
+}

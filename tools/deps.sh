@@ -1,0 +1,25 @@
+#!/bin/bash
+# Install the Debian packages gostap needs to build and test.
+# Usage: tools/deps.sh [build|test]   (default: test, which includes build)
+# Runs apt-get as root, or through sudo.
+set -euo pipefail
+
+BUILD="gcc make autoconf automake pkg-config libelf-dev libdw-dev libcapstone-dev libzydis-dev"
+# objdump for x86-64 and aarch64 is the independent ground truth of the tests.
+TEST="python3 binutils binutils-aarch64-linux-gnu binutils-multiarch ca-certificates"
+
+pkgs=$BUILD
+[ "${1:-test}" = test ] && pkgs="$pkgs $TEST"
+
+missing=
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+echo "tools/deps.sh: installing:$missing" >&2
+$SUDO apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null
