@@ -1,0 +1,71 @@
+# debian-archive.sh: sourced by scripts that fetch packages from other
+# Debian suites (Go toolchains, elfutils) into a cache, without touching the
+# system: a private apt state under $CACHE/apt, the mirror taken from this
+# machine's own apt configuration at run time (no host name is written in
+# the repository).
+#
+#   CACHE=...; . debian-archive.sh
+#   archive_setup SUITE...          # private sources.list + apt-get update
+#   archive_fetch DIR PACKAGE...    # apt-get download + dpkg-deb -x into DIR
+
+: "${CACHE:=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}}"
+APT=$CACHE/apt
+
+archive_die () { echo "${0##*/}: $*" >&2; exit 1; }
+
+# The URI of the Debian archive this machine uses for its own release.
+archive_mirror () {
+  local codename uri
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
+        awk -v c="$codename" '$2 == c { print $1; exit }')
+  [ -n "$uri" ] || uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
+        awk '$1 !~ /security/ && $2 !~ /security/ { print $1; exit }')
+  [ -n "$uri" ] || archive_die "cannot find a Debian mirror in this machine's apt configuration (run apt-get update)"
+  echo "${uri%/}/"
+}
+
+archive_apt () {
+  apt-get -q -o Dir::Etc::SourceList="$APT/sources.list" \
+    -o Dir::Etc::SourceParts=/nonexistent \
+    -o Dir::State="$APT/state" -o Dir::Cache="$APT/cache" \
+    -o Dir::State::Status="$APT/state/status" \
+    -o APT::Get::List-Cleanup=0 "$@"
+}
+
+# archive_setup SUITE...: lists for these suites (plus any already set up),
+# refreshed when the suite set changes or the lists are a day old.
+archive_setup () {
+  local m s suites
+  m=$(archive_mirror)
+  mkdir -p "$APT/state/lists/partial" "$APT/cache/archives/partial"
+  [ -f "$APT/state/status" ] || : > "$APT/state/status"
+  suites=$( { for s in "$@"; do echo "$s"; done
+              if [ -f "$APT/sources.list" ]; then awk '{ print $3 }' "$APT/sources.list"; fi
+            } | sort -u)
+  { for s in $suites; do echo "deb $m $s main"; done; } > "$APT/sources.list.new"
+  if ! cmp -s "$APT/sources.list.new" "$APT/sources.list" 2>/dev/null ||
+     [ -z "$(find "$APT/state/lists" -name '*Packages*' -mmin -1440 2>/dev/null | head -1)" ]; then
+    mv "$APT/sources.list.new" "$APT/sources.list"
+    archive_apt update >"$APT/update.log" 2>&1 ||
+      { cat "$APT/update.log" >&2; archive_die "apt-get update of the private lists failed"; }
+  else
+    rm -f "$APT/sources.list.new"
+  fi
+}
+
+# archive_fetch DIR PACKAGE[=VERSION]...: unpack the packages into DIR,
+# built under a temporary name and renamed, so DIR is whole or absent.
+archive_fetch () {
+  local dir=$1 tmp deb
+  shift
+  mkdir -p "$(dirname "$dir")"
+  tmp=$(mktemp -d "$(dirname "$dir")/.tmp-$(basename "$dir").XXXXXX")
+  ( cd "$tmp" && archive_apt download "$@" >download.log 2>&1 ) ||
+    { cat "$tmp/download.log" >&2; rm -rf "$tmp"; archive_die "cannot download $*"; }
+  mkdir -p "$tmp/root"
+  for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$tmp/root"; done
+  rm -rf "$dir"
+  mv "$tmp/root" "$dir"
+  rm -rf "$tmp"
+}
