@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "gobin.h"
 #include "out.h"
+#include "probe-name.h"
 
 /* Set by parse_opt.  */
 struct list_args
@@ -115,6 +116,14 @@ print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
       const struct go_func *fn = sel[i];
       fputs (i ? ",\n    { \"name\": " : "\n    { \"name\": ", f);
       out_json_string (f, fn->name);
+      char *probe = probe_name (fn->name);
+      if (probe != NULL)
+        {
+          fputs (", \"probe\": \"go.func.", f);
+          fputs (probe, f);     /* [A-Za-z0-9_.] only */
+          putc ('"', f);
+          free (probe);
+        }
       fprintf (f, ", \"entry\": \"%#" PRIx64 "\", \"body\": \"%#" PRIx64
                "\", \"end\": \"%#" PRIx64 "\", \"abi\": \"%s\"",
                fn->entry, fn->code.body, fn->end,
@@ -154,6 +163,10 @@ print_text (FILE *f, const struct go_func **sel, size_t n)
         }
       if (fn->code.undecoded.n > 0)
         fprintf (f, " [%zu undecoded]", fn->code.undecoded.n);
+      char *probe = probe_name (fn->name);
+      if (probe != NULL)
+        fprintf (f, " go.func.%s", probe);
+      free (probe);
       putc ('\n', f);
     }
 }
@@ -165,7 +178,8 @@ cmd_list (int argc, char **argv)
     options, parse_opt, "BINARY [GLOB...]",
     "List the functions of a Go binary (all, or those matching a GLOB)."
     "\vText columns: entry, body (after the stack check: where an entry "
-    "probe belongs), end, ABI, number of RET instructions, name, file:line."
+    "probe belongs), end, ABI, number of RET instructions, name, file:line, "
+    "SystemTap probe alias."
     "\n\nExit status: 0 success, 1 error or a GLOB that matched nothing, "
     "2 not a usable Go binary, 64 usage error.\n\n"
     "Examples:\n"

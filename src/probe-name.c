@@ -1,0 +1,171 @@
+/* probe-name.c: the mapping of a Go symbol name to the SystemTap probe
+   alias `go.func.<name>`, and back.
+
+   SystemTap probe point components are identifiers ([A-Za-z_][A-Za-z0-9_]*).
+   A Go name is a package path, then '.', then the symbol, whose parts are
+   separated by '.' outside brackets:
+       github.com/x/y.(*T[go.shape.int]).M-fm
+       `--------------' `------------------'
+          package          T-type . method
+   The package path is one component and each part of the symbol another,
+   so `probe go.func.main.*` and `probe go.func.net_2fhttp.*` select a
+   package.  Inside a component:
+       letters and digits     as they are (a leading digit is escaped)
+       '/'                    "__"
+       a pointer receiver     "(*T)" becomes "_P" followed by T
+       any other byte         "_" and two lowercase hex digits ("_" is "_5f")
+   Every escape starts with '_' followed by '_', 'P' or two hex digits, so
+   the mapping decodes back to the Go name: it is collision-free.  */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe-name.h"
+
+static bool
+is_alnum (unsigned char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+    || (c >= '0' && c <= '9');
+}
+
+/* Append the escaped bytes S[0..N) to OUT as one component.  */
+static void
+put_component (FILE *out, const char *s, size_t n)
+{
+  const unsigned char *p = (const unsigned char *) s;
+  if (n >= 4 && p[0] == '(' && p[1] == '*' && p[n - 1] == ')')
+    {
+      fputs ("_P", out);
+      p += 2;
+      n -= 3;
+    }
+  else if (n == 0)
+    {
+      fputs ("_", out);         /* cannot happen for a Go name; still decodes */
+      return;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      unsigned char c = p[i];
+      if (c == '/')
+        fputs ("__", out);
+      else if (is_alnum (c) && !(i == 0 && c >= '0' && c <= '9'))
+        putc (c, out);
+      else
+        fprintf (out, "_%02x", c);
+    }
+}
+
+/* The package path ends at the first '.' after the last '/'.  */
+static size_t
+package_end (const char *name)
+{
+  const char *slash = strrchr (name, '/');
+  const char *dot = strchr (slash ? slash : name, '.');
+  return dot ? (size_t) (dot - name) : strlen (name);
+}
+
+char *
+probe_name (const char *goname)
+{
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream (&buf, &size);
+  if (out == NULL)
+    return NULL;
+  size_t pkg = package_end (goname);
+  put_component (out, goname, pkg);
+  const char *s = goname + pkg;
+  while (*s == '.')
+    {
+      s++;
+      /* A part runs to the next '.' outside brackets and parentheses.  */
+      int depth = 0;
+      size_t n = 0;
+      for (; s[n] != '\0'; n++)
+        {
+          if (s[n] == '[' || s[n] == '(')
+            depth++;
+          else if ((s[n] == ']' || s[n] == ')') && depth > 0)
+            depth--;
+          else if (s[n] == '.' && depth == 0)
+            break;
+        }
+      putc ('.', out);
+      put_component (out, s, n);
+      s += n;
+    }
+  if (fclose (out) != 0)
+    {
+      free (buf);
+      return NULL;
+    }
+  return buf;
+}
+
+static int
+hexval (char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
+char *
+probe_name_decode (const char *alias)
+{
+  size_t n = strlen (alias);
+  char *out = malloc (2 * n + 2);
+  if (out == NULL)
+    return NULL;
+  size_t k = 0;
+  bool first = true;
+  while (*alias)
+    {
+      const char *end = strchr (alias, '.');
+      size_t len = end ? (size_t) (end - alias) : strlen (alias);
+      if (!first)
+        out[k++] = '.';
+      first = false;
+      bool ptr = len >= 2 && alias[0] == '_' && alias[1] == 'P';
+      size_t i = 0;
+      if (ptr)
+        {
+          out[k++] = '(';
+          out[k++] = '*';
+          i = 2;
+        }
+      for (; i < len; i++)
+        {
+          if (alias[i] != '_')
+            out[k++] = alias[i];
+          else if (i + 1 < len && alias[i + 1] == '_')
+            out[k++] = '/', i++;
+          else if (i + 2 < len && hexval (alias[i + 1]) >= 0
+                   && hexval (alias[i + 2]) >= 0)
+            {
+              out[k++] = (char) (hexval (alias[i + 1]) * 16
+                                 + hexval (alias[i + 2]));
+              i += 2;
+            }
+          else
+            {
+              free (out);
+              return NULL;      /* not an encoded name */
+            }
+        }
+      if (ptr)
+        out[k++] = ')';
+      alias += len;
+      if (*alias == '.')
+        alias++;
+    }
+  out[k] = '\0';
+  return out;
+}
