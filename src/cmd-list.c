@@ -8,7 +8,6 @@
 #include <argp.h>
 #include <errno.h>
 #include <error.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,21 +53,6 @@ parse_opt (int key, char *arg, struct argp_state *state)
     default:
       return ARGP_ERR_UNKNOWN;
     }
-}
-
-/* A glob matches a name exactly or as an fnmatch(3) pattern: Go names
-   such as main.(*T).M or pkg.F[...] contain pattern characters.  */
-static bool
-matches (const struct list_args *a, const char *name, bool *used)
-{
-  if (a->nglobs == 0)
-    return true;
-  bool any = false;
-  for (int i = 0; i < a->nglobs; i++)
-    if (strcmp (a->globs[i], name) == 0
-        || fnmatch (a->globs[i], name, FNM_NOESCAPE) == 0)
-      any = used[i] = true;
-  return any;
 }
 
 static void
@@ -208,7 +192,7 @@ cmd_list (int argc, char **argv)
     }
   size_t n = 0;
   for (size_t i = 0; i < b.nfuncs; i++)
-    if (matches (&a, b.funcs[i].name, used))
+    if (name_matches (a.globs, a.nglobs, b.funcs[i].name, used))
       {
         int r = gobin_analyze (&b, &b.funcs[i]);
         if (r != EXIT_OK)

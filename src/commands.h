@@ -7,5 +7,6 @@
 /* Each returns the process exit status (see gobin.h).  ARGV[0] is the
    subcommand's name.  */
 int cmd_list (int argc, char **argv);
+int cmd_gen (int argc, char **argv);
 
 #endif

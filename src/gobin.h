@@ -69,6 +69,7 @@ struct go_func
   const char *file;             /* NULL when unknown */
   int32_t line;                 /* 0 when unknown */
   enum go_abi abi;
+  bool wrapper;                 /* the ABI wrapper of a same-named function */
   struct go_code code;
 };
 
@@ -162,5 +163,7 @@ void gobin_classify_abi (struct go_bin *b);
 int addr_list_push (struct addr_list *l, uint64_t v);
 void addr_list_free (struct addr_list *l);
 const char *arch_name (enum go_arch arch);
+bool name_matches (char *const *globs, int nglobs, const char *name,
+                   bool *used);
 
 #endif

@@ -24,6 +24,8 @@ static const struct command
 } COMMANDS[] = {
   { "list", cmd_list, "List the functions of a Go binary with their "
     "entry, body, RET sites and ABI" },
+  { "gen", cmd_gen, "Write SystemTap tapsets (probe aliases, constants) "
+    "for a Go binary" },
 };
 
 static const struct command *

@@ -114,6 +114,9 @@ gobin_classify_abi (struct go_bin *b)
       x->abi = GO_ABI_INTERNAL;
       y->abi = GO_ABI_INTERNAL;
       abi0->abi = GO_ABI_ABI0;
+      /* The wrapper is the ABIInternal one when the other is assembly. */
+      struct go_func *other = abi0 == x ? y : x;
+      (xa != ya ? other : abi0)->wrapper = true;
       i++;
     }
   free (idx);

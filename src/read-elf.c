@@ -285,7 +285,7 @@ gobin_open (struct go_bin *b, const char *path)
   b->fd = open (path, O_RDONLY | O_CLOEXEC);
   if (b->fd < 0)
     {
-      error (0, errno, "cannot open '%s'", path);
+      error (0, errno, "%s: cannot open", path);
       return errno == ENOENT || errno == EACCES ? EXIT_BADINPUT : EXIT_ERROR;
     }
   struct stat st;

@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <error.h>
+#include <fnmatch.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gobin.h"
 
@@ -39,4 +41,20 @@ const char *
 arch_name (enum go_arch arch)
 {
   return arch == GO_ARCH_AMD64 ? "x86_64" : "aarch64";
+}
+
+/* A glob matches a name exactly or as an fnmatch(3) pattern: Go names
+   such as main.(*T).M or pkg.F[...] contain pattern characters.  No glob
+   matches everything.  USED[i] is set for each glob that matched.  */
+bool
+name_matches (char *const *globs, int nglobs, const char *name, bool *used)
+{
+  if (nglobs == 0)
+    return true;
+  bool any = false;
+  for (int i = 0; i < nglobs; i++)
+    if (strcmp (globs[i], name) == 0
+        || fnmatch (globs[i], name, FNM_NOESCAPE) == 0)
+      any = used[i] = true;
+  return any;
 }

@@ -1,0 +1,24 @@
+/* layout.h: offsets of runtime.g, runtime.m and runtime.gobuf fields
+   (read-layout.c).  -1 marks a field the release does not have.  */
+
+#ifndef GOSTAP_LAYOUT_H
+#define GOSTAP_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gobin.h"
+
+struct go_layout
+{
+  long g_stack_lo, g_stack_hi, g_stackguard0, g_m, g_sched, g_atomicstatus,
+    g_goid, g_parentgoid;
+  long m_g0, m_morebuf, m_curg;
+  long gobuf_sp, gobuf_pc, gobuf_g, gobuf_lr, gobuf_bp;
+  bool from_dwarf;
+};
+
+/* 0, or -1 with a message when neither DWARF nor the table knows.  */
+int gobin_runtime_layout (const struct go_bin *b, struct go_layout *l);
+
+#endif

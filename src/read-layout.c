@@ -1,0 +1,168 @@
+/* read-layout.c: offsets of the runtime structures a tracer reads (g, m,
+   gobuf), from the binary's DWARF when it has some, else from a table per
+   Go release (measured from the DWARF of each release's binaries; the test
+   suite compares the two on every fixture that has DWARF).  */
+
+#include "config.h"
+
+#include <error.h>
+#include <string.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include "gobin.h"
+#include "layout.h"
+
+/* Field descriptors: struct name, member path, where the offset goes.  */
+struct field
+{
+  const char *type;
+  const char *member;
+  const char *sub;      /* member of the member, or NULL */
+  size_t slot;          /* offsetof (struct go_layout, ...) */
+};
+
+#define SLOT(x) offsetof (struct go_layout, x)
+static const struct field fields[] = {
+  { "runtime.g", "stack", "lo", SLOT (g_stack_lo) },
+  { "runtime.g", "stack", "hi", SLOT (g_stack_hi) },
+  { "runtime.g", "stackguard0", NULL, SLOT (g_stackguard0) },
+  { "runtime.g", "m", NULL, SLOT (g_m) },
+  { "runtime.g", "sched", NULL, SLOT (g_sched) },
+  { "runtime.g", "atomicstatus", NULL, SLOT (g_atomicstatus) },
+  { "runtime.g", "goid", NULL, SLOT (g_goid) },
+  { "runtime.g", "parentGoid", NULL, SLOT (g_parentgoid) },
+  { "runtime.m", "g0", NULL, SLOT (m_g0) },
+  { "runtime.m", "morebuf", NULL, SLOT (m_morebuf) },
+  { "runtime.m", "curg", NULL, SLOT (m_curg) },
+  { "runtime.gobuf", "sp", NULL, SLOT (gobuf_sp) },
+  { "runtime.gobuf", "pc", NULL, SLOT (gobuf_pc) },
+  { "runtime.gobuf", "g", NULL, SLOT (gobuf_g) },
+  { "runtime.gobuf", "lr", NULL, SLOT (gobuf_lr) },
+  { "runtime.gobuf", "bp", NULL, SLOT (gobuf_bp) },
+};
+
+/* Per-release table for binaries without DWARF, read from the DWARF of
+   Go 1.19, 1.21-1.24, 1.26, 1.27 binaries for amd64 and arm64 (they agree);
+   1.20 and 1.25 are assumed to match their neighbours.  -1: absent.
+   run-gen.sh checks the table against DWARF for every fixture.  */
+static const struct
+{
+  int min_minor, max_minor;
+  struct go_layout l;
+} table[] = {
+  /* g: lo hi guard0 m sched status goid parentGoid; m: g0 morebuf curg;
+     gobuf: sp pc g lr bp */
+  { 17, 20, { 0, 8, 16, 48, 56, 144, 152, -1, 0, 8, 192, 0, 8, 16, 40, 48, false } },
+  { 21, 22, { 0, 8, 16, 48, 56, 144, 152, 272, 0, 8, 192, 0, 8, 16, 40, 48, false } },
+  { 23, 24, { 0, 8, 16, 48, 56, 152, 160, 280, 0, 8, 192, 0, 8, 16, 40, 48, false } },
+  { 25, 99, { 0, 8, 16, 48, 56, 144, 152, 280, 0, 8, 184, 0, 8, 16, 32, 40, false } },
+};
+
+static bool
+member_offset (Dwarf_Die *type, const char *name, Dwarf_Word *off,
+               Dwarf_Die *member_type)
+{
+  Dwarf_Die child;
+  if (dwarf_child (type, &child) != 0)
+    return false;
+  do
+    {
+      if (dwarf_tag (&child) != DW_TAG_member)
+        continue;
+      const char *n = dwarf_diename (&child);
+      if (n == NULL || strcmp (n, name) != 0)
+        continue;
+      Dwarf_Attribute a;
+      if (dwarf_attr (&child, DW_AT_data_member_location, &a) == NULL
+          || dwarf_formudata (&a, off) != 0)
+        return false;
+      if (member_type != NULL
+          && (dwarf_attr (&child, DW_AT_type, &a) == NULL
+              || dwarf_formref_die (&a, member_type) == NULL))
+        return false;
+      return true;
+    }
+  while (dwarf_siblingof (&child, &child) == 0);
+  return false;
+}
+
+/* Fill L from DWARF; true when every structure was found.  */
+static bool
+layout_from_dwarf (const struct go_bin *b, struct go_layout *l)
+{
+  Dwarf *dw = dwarf_begin_elf (b->elf, DWARF_C_READ, NULL);
+  if (dw == NULL)
+    return false;
+  const char *names[] = { "runtime.g", "runtime.m", "runtime.gobuf" };
+  Dwarf_Die types[3];
+  bool found[3] = { false, false, false };
+  int nfound = 0;
+  Dwarf_Off off = 0, next;
+  size_t hsize;
+  while (nfound < 3
+         && dwarf_nextcu (dw, off, &next, &hsize, NULL, NULL, NULL) == 0)
+    {
+      Dwarf_Die cu, die;
+      if (dwarf_offdie (dw, off + hsize, &cu) != NULL
+          && dwarf_child (&cu, &die) == 0)
+        do
+          {
+            if (dwarf_tag (&die) != DW_TAG_structure_type)
+              continue;
+            const char *n = dwarf_diename (&die);
+            for (int i = 0; n != NULL && i < 3; i++)
+              if (!found[i] && strcmp (n, names[i]) == 0)
+                {
+                  types[i] = die;
+                  found[i] = true;
+                  nfound++;
+                }
+          }
+        while (nfound < 3 && dwarf_siblingof (&die, &die) == 0);
+      off = next;
+    }
+  bool ok = nfound == 3;
+  for (size_t i = 0; ok && i < sizeof fields / sizeof fields[0]; i++)
+    {
+      const struct field *f = &fields[i];
+      int t = strcmp (f->type, "runtime.g") == 0 ? 0
+        : strcmp (f->type, "runtime.m") == 0 ? 1 : 2;
+      Dwarf_Word o1, o2 = 0;
+      Dwarf_Die mt;
+      long *slot = (long *) ((char *) l + f->slot);
+      if (!member_offset (&types[t], f->member, &o1, f->sub ? &mt : NULL))
+        {
+          *slot = -1;           /* e.g. parentGoid, or lr on amd64 */
+          continue;
+        }
+      if (f->sub != NULL
+          && (dwarf_peel_type (&mt, &mt) != 0
+              || !member_offset (&mt, f->sub, &o2, NULL)))
+        ok = false;
+      *slot = (long) (o1 + o2);
+    }
+  dwarf_end (dw);
+  return ok;
+}
+
+int
+gobin_runtime_layout (const struct go_bin *b, struct go_layout *l)
+{
+  if (b->has_dwarf && layout_from_dwarf (b, l))
+    {
+      l->from_dwarf = true;
+      return 0;
+    }
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (b->go_minor >= table[i].min_minor && b->go_minor <= table[i].max_minor)
+      {
+        *l = table[i].l;
+        l->from_dwarf = false;
+        return 0;
+      }
+  error (0, 0, "%s: no runtime layout known for %s without DWARF", b->path,
+         b->go_version[0] ? b->go_version : "this Go version");
+  return -1;
+}
