@@ -14,6 +14,7 @@
        '/'                    "__"
        a pointer receiver     "(*T)" becomes "_P" followed by T
        any other byte         "_" and two lowercase hex digits ("_" is "_5f")
+       an empty part          "_" alone (Go writes "type..eq.T", "glob..func1")
    Every escape starts with '_' followed by '_', 'P' or two hex digits, so
    the mapping decodes back to the Go name: it is collision-free.  */
 
@@ -45,7 +46,7 @@ put_component (FILE *out, const char *s, size_t n)
     }
   else if (n == 0)
     {
-      fputs ("_", out);         /* cannot happen for a Go name; still decodes */
+      fputs ("_", out);         /* an empty part, as in "glob..func1" */
       return;
     }
   for (size_t i = 0; i < n; i++)
@@ -105,67 +106,4 @@ probe_name (const char *goname)
       return NULL;
     }
   return buf;
-}
-
-static int
-hexval (char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  return -1;
-}
-
-char *
-probe_name_decode (const char *alias)
-{
-  size_t n = strlen (alias);
-  char *out = malloc (2 * n + 2);
-  if (out == NULL)
-    return NULL;
-  size_t k = 0;
-  bool first = true;
-  while (*alias)
-    {
-      const char *end = strchr (alias, '.');
-      size_t len = end ? (size_t) (end - alias) : strlen (alias);
-      if (!first)
-        out[k++] = '.';
-      first = false;
-      bool ptr = len >= 2 && alias[0] == '_' && alias[1] == 'P';
-      size_t i = 0;
-      if (ptr)
-        {
-          out[k++] = '(';
-          out[k++] = '*';
-          i = 2;
-        }
-      for (; i < len; i++)
-        {
-          if (alias[i] != '_')
-            out[k++] = alias[i];
-          else if (i + 1 < len && alias[i + 1] == '_')
-            out[k++] = '/', i++;
-          else if (i + 2 < len && hexval (alias[i + 1]) >= 0
-                   && hexval (alias[i + 2]) >= 0)
-            {
-              out[k++] = (char) (hexval (alias[i + 1]) * 16
-                                 + hexval (alias[i + 2]));
-              i += 2;
-            }
-          else
-            {
-              free (out);
-              return NULL;      /* not an encoded name */
-            }
-        }
-      if (ptr)
-        out[k++] = ')';
-      alias += len;
-      if (*alias == '.')
-        alias++;
-    }
-  out[k] = '\0';
-  return out;
 }

@@ -4,13 +4,8 @@
 #ifndef GOSTAP_PROBE_NAME_H
 #define GOSTAP_PROBE_NAME_H
 
-#include <stdbool.h>
-
 /* "main.(*T).M" -> "main._PT.M" (without the "go.func." prefix); malloc'd,
    NULL when out of memory.  */
 char *probe_name (const char *goname);
-
-/* The inverse; NULL when ALIAS is not an encoded name.  */
-char *probe_name_decode (const char *alias);
 
 #endif

@@ -14,7 +14,10 @@ IDENT = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*$')
 def decode(alias):
     out = []
     for comp in alias.split('.'):
-        s, i, ptr = '', 0, comp.startswith('_P')
+        if comp == '_':             # an empty part, as in "glob..func1"
+            out.append(b'')
+            continue
+        i, ptr = 0, comp.startswith('_P')
         b = bytearray()
         if ptr:
             b += b'(*'
