@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "gobin.h"
 #include "out.h"
+#include "params.h"
 #include "probe-name.h"
 
 /* Set by parse_opt.  */
@@ -77,9 +78,43 @@ pcln_name (enum go_pcln_ver v)
 }
 
 static void
+json_values (FILE *f, const struct go_bin *b, const struct go_signature *sig,
+             bool results)
+{
+  fprintf (f, ", \"%s\": [", results ? "results" : "params");
+  bool first = true;
+  for (size_t i = 0; i < sig->n; i++)
+    {
+      const struct go_value *v = &sig->v[i];
+      if (v->result != results)
+        continue;
+      fputs (first ? "{ \"name\": " : ", { \"name\": ", f);
+      first = false;
+      out_json_string (f, v->name ? v->name : "");
+      fputs (", \"type\": ", f);
+      out_json_string (f, v->type ? v->type : "");
+      fprintf (f, ", \"size\": %" PRIu64 ", \"pieces\": [", v->size);
+      for (size_t k = 0; k < v->npieces; k++)
+        {
+          const struct go_piece *p = &v->pieces[k];
+          const char *reg = go_piece_reg (b, p);
+          if (reg != NULL)
+            fprintf (f, "%s{ \"reg\": \"%s\"", k ? ", " : "", reg);
+          else
+            fprintf (f, "%s{ \"stack\": %ld", k ? ", " : "", p->stack);
+          fprintf (f, ", \"size\": %u, \"offset\": %u }", p->size,
+                   p->offset);
+        }
+      fputs ("] }", f);
+    }
+  putc (']', f);
+}
+
+static void
 print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
             size_t n)
 {
+  struct go_params_ctx *pc = go_params_begin (b);
   fputs ("{ \"binary\": ", f);
   out_json_string (f, b->abspath);
   fputs (", \"go_version\": ", f);
@@ -123,8 +158,22 @@ print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
         out_json_string (f, fn->file);
       else
         fputs ("null", f);
-      fprintf (f, ", \"line\": %" PRId32 " }", fn->line);
+      fprintf (f, ", \"line\": %" PRId32, fn->line);
+      struct go_signature sig;
+      if (go_signature (pc, b, fn, &sig) == 0)
+        {
+          json_values (f, b, &sig, false);
+          json_values (f, b, &sig, true);
+          go_signature_free (&sig);
+        }
+      else
+        {
+          fputs (", \"params_error\": ", f);
+          out_json_string (f, sig.error ? sig.error : "out of memory");
+        }
+      fputs (" }", f);
     }
+  go_params_end (pc);
   fputs (n ? "\n  ] }\n" : "] }\n", f);
 }
 

@@ -1,0 +1,52 @@
+/* params.h: argument and result locations (read-params.c).  */
+
+#ifndef GOSTAP_PARAMS_H
+#define GOSTAP_PARAMS_H
+
+#include "gobin.h"
+
+/* One register or stack slot holding part of a value.  */
+struct go_piece
+{
+  int reg;            /* index into the ABI's register sequence, or -1 */
+  bool fp;            /* a float register */
+  long stack;         /* offset in the stack sequence (entry SP + 8), or -1 */
+  unsigned size;      /* bytes */
+  unsigned offset;    /* where this piece sits inside the Go value */
+};
+
+struct go_value
+{
+  const char *name;   /* from DWARF: may be NULL; results may be "~r0" */
+  const char *type;   /* DWARF type name, may be NULL */
+  uint64_t size;
+  bool result;
+  int index;          /* results: 0, 1, ... */
+  struct go_piece *pieces;
+  size_t npieces;
+};
+
+struct go_signature
+{
+  struct go_value *v;
+  size_t n;
+  const char *error;  /* why there is no signature */
+};
+
+struct go_params_ctx;
+
+/* DWARF of B, indexed once for many go_signature calls.  */
+struct go_params_ctx *go_params_begin (const struct go_bin *b);
+void go_params_end (struct go_params_ctx *ctx);
+
+/* 0; -1 with SIG->error when the signature cannot be known; -2 out of
+   memory (with a message).  */
+int go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
+                  const struct go_func *f, struct go_signature *sig);
+void go_signature_free (struct go_signature *sig);
+
+/* The SystemTap / gdb name of a register piece ("rax", "xmm0", "x3", "v0"),
+   NULL for a stack piece.  */
+const char *go_piece_reg (const struct go_bin *b, const struct go_piece *p);
+
+#endif

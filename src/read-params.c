@@ -1,0 +1,530 @@
+/* read-params.c: where each argument and result of a function is, at the
+   body address and at each RET, from the function's DWARF types and Go's
+   internal ABI (src/cmd/compile/abi-internal.md; facts.md):
+
+   receiver, then each argument, then (register counters reset) each
+   result is assigned whole to registers or, if it does not fit, to the
+   stack sequence S at its alignment.  Zero-sized values go to S.  bool,
+   integers, pointers, maps, chans and funcs take one integer register;
+   floats one float register; complex two; strings and interfaces two
+   integer registers; slices three; structs field by field; arrays of
+   length 0 nothing, length 1 their element, longer ones never registers.
+   S starts at entry SP + 8; arguments, pointer-align, results.  ABI0
+   functions use S for everything.
+
+   Go marks DWARF types with their reflect kind (DW_AT_go_kind), which is
+   what this file classifies by.  */
+
+#include "config.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <error.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <elfutils/libdw.h>
+
+#include "params.h"
+
+enum
+{
+  DW_AT_go_kind = 0x2900,
+  MAX_DEPTH = 16,       /* nesting of struct/array types by value */
+  MAX_PIECES = 64,
+};
+
+/* reflect.Kind */
+enum
+{
+  K_BOOL = 1, K_INT, K_INT8, K_INT16, K_INT32, K_INT64,
+  K_UINT, K_UINT8, K_UINT16, K_UINT32, K_UINT64, K_UINTPTR,
+  K_FLOAT32, K_FLOAT64, K_COMPLEX64, K_COMPLEX128,
+  K_ARRAY, K_CHAN, K_FUNC, K_INTERFACE, K_MAP, K_PTR, K_SLICE, K_STRING,
+  K_STRUCT, K_UNSAFEPTR,
+};
+
+static const char *const amd64_int[] = {
+  "rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11" };
+static const char *const amd64_fp[] = {
+  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+  "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14" };
+static const char *const arm64_int[] = {
+  "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11",
+  "x12", "x13", "x14", "x15" };
+static const char *const arm64_fp[] = {
+  "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
+  "v12", "v13", "v14", "v15" };
+
+/* The state of one assignment.  */
+struct assign
+{
+  const struct go_bin *b;
+  unsigned ni, nfp;             /* registers of the architecture */
+  unsigned i, fp;               /* next free ones */
+  struct go_piece pieces[MAX_PIECES];
+  size_t npieces;
+};
+
+/* Type facts read from a DWARF type DIE.  */
+static bool
+type_info (Dwarf_Die *t, int *kind, uint64_t *size)
+{
+  Dwarf_Die peeled;
+  if (dwarf_peel_type (t, &peeled) != 0)
+    return false;
+  *t = peeled;
+  Dwarf_Attribute a;
+  Dwarf_Word w;
+  if (dwarf_attr (t, DW_AT_go_kind, &a) == NULL || dwarf_formudata (&a, &w)
+      != 0)
+    {
+      /* Pointer types carry no kind in older releases.  */
+      if (dwarf_tag (t) == DW_TAG_pointer_type)
+        w = K_PTR;
+      else
+        return false;
+    }
+  *kind = (int) w;
+  if (dwarf_attr (t, DW_AT_byte_size, &a) == NULL
+      || dwarf_formudata (&a, &w) != 0)
+    {
+      if (*kind != K_PTR && *kind != K_FUNC && *kind != K_CHAN
+          && *kind != K_MAP && *kind != K_UNSAFEPTR)
+        return false;
+      w = 8;
+    }
+  *size = w;
+  return true;
+}
+
+static bool
+type_of (Dwarf_Die *die, Dwarf_Die *type)
+{
+  Dwarf_Attribute a;
+  return dwarf_attr_integrate (die, DW_AT_type, &a) != NULL
+    && dwarf_formref_die (&a, type) != NULL;
+}
+
+/* Alignment of a Go type (abi-internal.md's table; structs and arrays
+   take their elements').  0 when unknown.  */
+static unsigned
+type_align (Dwarf_Die *t, int depth)
+{
+  int kind;
+  uint64_t size;
+  if (depth > MAX_DEPTH || !type_info (t, &kind, &size))
+    return 0;
+  switch (kind)
+    {
+    case K_BOOL: case K_INT8: case K_UINT8: return 1;
+    case K_INT16: case K_UINT16: return 2;
+    case K_INT32: case K_UINT32: case K_FLOAT32: case K_COMPLEX64: return 4;
+    case K_ARRAY:
+      {
+        Dwarf_Die e;
+        return type_of (t, &e) ? type_align (&e, depth + 1) : 0;
+      }
+    case K_STRUCT:
+      {
+        unsigned al = 1;
+        Dwarf_Die m;
+        if (dwarf_child (t, &m) == 0)
+          do
+            {
+              Dwarf_Die mt;
+              if (dwarf_tag (&m) != DW_TAG_member)
+                continue;
+              if (!type_of (&m, &mt))
+                return 0;
+              unsigned a = type_align (&mt, depth + 1);
+              if (a == 0)
+                return 0;
+              if (a > al)
+                al = a;
+            }
+          while (dwarf_siblingof (&m, &m) == 0);
+        return al;
+      }
+    default:
+      return 8;
+    }
+}
+
+static bool
+add_reg (struct assign *s, bool fp, uint64_t size, uint64_t off)
+{
+  unsigned *ctr = fp ? &s->fp : &s->i;
+  if (*ctr >= (fp ? s->nfp : s->ni) || s->npieces >= MAX_PIECES)
+    return false;
+  struct go_piece *p = &s->pieces[s->npieces++];
+  p->fp = fp;
+  p->reg = (int) (*ctr)++;
+  p->stack = -1;
+  p->size = (unsigned) size;
+  p->offset = (unsigned) off;
+  return true;
+}
+
+/* Array length from the subrange child.  */
+static bool
+array_len (Dwarf_Die *t, uint64_t *n)
+{
+  Dwarf_Die sub;
+  Dwarf_Attribute a;
+  Dwarf_Word w;
+  if (dwarf_child (t, &sub) != 0)
+    return false;
+  do
+    if (dwarf_tag (&sub) == DW_TAG_subrange_type)
+      {
+        if (dwarf_attr (&sub, DW_AT_count, &a) != NULL
+            && dwarf_formudata (&a, &w) == 0)
+          {
+            *n = w;
+            return true;
+          }
+        if (dwarf_attr (&sub, DW_AT_upper_bound, &a) != NULL
+            && dwarf_formudata (&a, &w) == 0)
+          {
+            *n = w + 1;
+            return true;
+          }
+        return false;
+      }
+  while (dwarf_siblingof (&sub, &sub) == 0);
+  return false;
+}
+
+/* Register-assign a value of type T at byte OFF of the value.  Returns 1
+   on success, 0 when it does not fit, -1 when the type is not understood. */
+static int
+reg_assign (struct assign *s, Dwarf_Die *t, uint64_t off, int depth)
+{
+  int kind;
+  uint64_t size;
+  if (depth > MAX_DEPTH || !type_info (t, &kind, &size))
+    return -1;
+  switch (kind)
+    {
+    case K_BOOL: case K_INT: case K_INT8: case K_INT16: case K_INT32:
+    case K_INT64: case K_UINT: case K_UINT8: case K_UINT16: case K_UINT32:
+    case K_UINT64: case K_UINTPTR: case K_CHAN: case K_FUNC: case K_MAP:
+    case K_PTR: case K_UNSAFEPTR:
+      return add_reg (s, false, size, off);
+    case K_FLOAT32: case K_FLOAT64:
+      return add_reg (s, true, size, off);
+    case K_COMPLEX64: case K_COMPLEX128:
+      return add_reg (s, true, size / 2, off)
+        && add_reg (s, true, size / 2, off + size / 2);
+    case K_STRING: case K_INTERFACE:
+      return add_reg (s, false, 8, off) && add_reg (s, false, 8, off + 8);
+    case K_SLICE:
+      return add_reg (s, false, 8, off) && add_reg (s, false, 8, off + 8)
+        && add_reg (s, false, 8, off + 16);
+    case K_ARRAY:
+      {
+        uint64_t n;
+        Dwarf_Die e;
+        if (!array_len (t, &n))
+          return -1;
+        if (n == 0)
+          return 1;
+        if (n > 1)
+          return 0;
+        if (!type_of (t, &e))
+          return -1;
+        return reg_assign (s, &e, off, depth + 1);
+      }
+    case K_STRUCT:
+      {
+        Dwarf_Die m;
+        if (dwarf_child (t, &m) != 0)
+          return 1;             /* struct{} */
+        do
+          {
+            Dwarf_Die mt;
+            Dwarf_Attribute a;
+            Dwarf_Word moff;
+            if (dwarf_tag (&m) != DW_TAG_member)
+              continue;
+            if (!type_of (&m, &mt)
+                || dwarf_attr (&m, DW_AT_data_member_location, &a) == NULL
+                || dwarf_formudata (&a, &moff) != 0)
+              return -1;
+            int r = reg_assign (s, &mt, off + moff, depth + 1);
+            if (r != 1)
+              return r;
+          }
+        while (dwarf_siblingof (&m, &m) == 0);
+        return 1;
+      }
+    default:
+      return -1;
+    }
+}
+
+/* Assign one value: registers if it fits, else the stack sequence.  */
+static int
+assign_value (struct assign *s, Dwarf_Die *type, bool regabi,
+              uint64_t *stack, struct go_value *v)
+{
+  Dwarf_Die t = *type;
+  int kind;
+  uint64_t size;
+  if (!type_info (&t, &kind, &size))
+    return -1;
+  v->size = size;
+  unsigned si = s->i, sfp = s->fp;
+  size_t sp = s->npieces;
+  if (size > 0 && regabi)
+    {
+      int r = reg_assign (s, &t, 0, 0);
+      if (r < 0)
+        return -1;
+      if (r == 1)
+        {
+          v->npieces = s->npieces - sp;
+          v->pieces = malloc ((v->npieces ? v->npieces : 1)
+                              * sizeof *v->pieces);
+          if (v->pieces == NULL)
+            return -2;
+          memcpy (v->pieces, s->pieces + sp, v->npieces * sizeof *v->pieces);
+          s->npieces = sp;
+          return 0;
+        }
+      s->i = si;
+      s->fp = sfp;
+      s->npieces = sp;
+    }
+  unsigned al = type_align (&t, 0);
+  if (al == 0)
+    return -1;
+  *stack = (*stack + al - 1) / al * al;
+  v->npieces = size > 0 ? 1 : 0;
+  v->pieces = malloc (sizeof *v->pieces);
+  if (v->pieces == NULL)
+    return -2;
+  v->pieces[0] = (struct go_piece) { .reg = -1, .fp = false,
+    .stack = (long) *stack, .size = (unsigned) size, .offset = 0 };
+  *stack += size;
+  return 0;
+}
+
+/* The subprogram DIE of each function entry, sorted, built once.  */
+struct sub_index
+{
+  Dwarf *dw;
+  struct { uint64_t pc; Dwarf_Off off; } *v;
+  size_t n;
+};
+
+static int
+compare_pc (const void *a, const void *b)
+{
+  const uint64_t *x = a, *y = b;
+  return *x < *y ? -1 : *x > *y;
+}
+
+static int
+build_index (const struct go_bin *b, struct sub_index *ix)
+{
+  ix->dw = dwarf_begin_elf (b->elf, DWARF_C_READ, NULL);
+  if (ix->dw == NULL)
+    return -1;
+  size_t cap = 0;
+  Dwarf_Off off = 0, next;
+  size_t hsize;
+  while (dwarf_nextcu (ix->dw, off, &next, &hsize, NULL, NULL, NULL) == 0)
+    {
+      Dwarf_Die cu, die;
+      if (dwarf_offdie (ix->dw, off + hsize, &cu) != NULL
+          && dwarf_child (&cu, &die) == 0)
+        do
+          {
+            Dwarf_Addr lo;
+            if (dwarf_tag (&die) != DW_TAG_subprogram
+                || dwarf_lowpc (&die, &lo) != 0)
+              continue;
+            if (ix->n == cap)
+              {
+                cap = cap ? 2 * cap : 1024;
+                void *nv = reallocarray (ix->v, cap, sizeof *ix->v);
+                if (nv == NULL)
+                  return -1;
+                ix->v = nv;
+              }
+            ix->v[ix->n].pc = lo;
+            ix->v[ix->n].off = dwarf_dieoffset (&die);
+            ix->n++;
+          }
+        while (dwarf_siblingof (&die, &die) == 0);
+      off = next;
+    }
+  qsort (ix->v, ix->n, sizeof *ix->v, compare_pc);
+  return 0;
+}
+
+static bool
+find_subprogram (const struct sub_index *ix, uint64_t pc, Dwarf_Die *die)
+{
+  size_t lo = 0, hi = ix->n;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (ix->v[mid].pc < pc)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < ix->n && ix->v[lo].pc == pc
+    && dwarf_offdie (ix->dw, ix->v[lo].off, die) != NULL;
+}
+
+struct go_params_ctx *
+go_params_begin (const struct go_bin *b)
+{
+  struct sub_index *ix = calloc (1, sizeof *ix);
+  if (ix == NULL)
+    return NULL;
+  if (!b->has_dwarf || build_index (b, ix) != 0)
+    {
+      if (ix->dw != NULL)
+        dwarf_end (ix->dw);
+      free (ix->v);
+      ix->dw = NULL;
+      ix->v = NULL;
+      ix->n = 0;
+    }
+  return (struct go_params_ctx *) ix;
+}
+
+void
+go_params_end (struct go_params_ctx *ctx)
+{
+  struct sub_index *ix = (struct sub_index *) ctx;
+  if (ix == NULL)
+    return;
+  if (ix->dw != NULL)
+    dwarf_end (ix->dw);
+  free (ix->v);
+  free (ix);
+}
+
+void
+go_signature_free (struct go_signature *sig)
+{
+  for (size_t i = 0; i < sig->n; i++)
+    free (sig->v[i].pieces);
+  free (sig->v);
+  memset (sig, 0, sizeof *sig);
+}
+
+const char *
+go_piece_reg (const struct go_bin *b, const struct go_piece *p)
+{
+  if (p->reg < 0)
+    return NULL;
+  if (b->arch == GO_ARCH_AMD64)
+    return p->fp ? amd64_fp[p->reg] : amd64_int[p->reg];
+  return p->fp ? arm64_fp[p->reg] : arm64_int[p->reg];
+}
+
+int
+go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
+              const struct go_func *f, struct go_signature *sig)
+{
+  struct sub_index *ix = (struct sub_index *) ctx;
+  memset (sig, 0, sizeof *sig);
+  Dwarf_Die sub;
+  if (ix == NULL || ix->dw == NULL || !find_subprogram (ix, f->entry, &sub))
+    {
+      sig->error = "no DWARF for this function";
+      return -1;
+    }
+  struct assign s = { .b = b };
+  s.ni = b->arch == GO_ARCH_AMD64 ? 9 : 16;
+  s.nfp = b->arch == GO_ARCH_AMD64 ? 15 : 16;
+  bool regabi = f->abi == GO_ABI_INTERNAL;
+  uint64_t stack = 0;
+  size_t cap = 0;
+  /* Two passes: arguments, then results with the counters reset.  */
+  for (int pass = 0; pass < 2; pass++)
+    {
+      Dwarf_Die c;
+      if (pass == 1)
+        {
+          stack = (stack + 7) / 8 * 8;
+          s.i = s.fp = 0;
+        }
+      if (dwarf_child (&sub, &c) != 0)
+        continue;
+      int nres = 0;
+      do
+        {
+          if (dwarf_tag (&c) != DW_TAG_formal_parameter)
+            continue;
+          Dwarf_Attribute a;
+          bool result = false;
+          if (dwarf_attr_integrate (&c, DW_AT_variable_parameter, &a) != NULL)
+            dwarf_formflag (&a, &result);
+          if (result != (pass == 1))
+            continue;
+          if (sig->n == cap)
+            {
+              cap = cap ? 2 * cap : 8;
+              void *nv = reallocarray (sig->v, cap, sizeof *sig->v);
+              if (nv == NULL)
+                {
+                  error (0, errno, "reallocarray");
+                  go_signature_free (sig);
+                  return -2;
+                }
+              sig->v = nv;
+            }
+          struct go_value *v = &sig->v[sig->n];
+          memset (v, 0, sizeof *v);
+          v->result = result;
+          v->index = result ? nres++ : 0;
+          v->name = dwarf_diename (&c);
+          Dwarf_Die t;
+          if (!type_of (&c, &t))
+            {
+              go_signature_free (sig);
+              sig->error = "a parameter has no type in DWARF";
+              return -1;
+            }
+          v->type = dwarf_diename (&t);
+          sig->n++;
+          int r = assign_value (&s, &t, regabi, &stack, v);
+          if (r == -2)
+            {
+              go_signature_free (sig);
+              return -2;
+            }
+          if (r != 0)
+            {
+              go_signature_free (sig);
+              sig->error = "a parameter type is not understood";
+              return -1;
+            }
+        }
+      while (dwarf_siblingof (&c, &c) == 0);
+    }
+  /* Shape-instantiated generic code takes a dictionary that DWARF before
+     Go 1.27 does not list: the assignment would be off by one register. */
+  if (strstr (f->name, "go.shape.") != NULL && regabi)
+    {
+      bool dict = false;
+      for (size_t k = 0; k < sig->n; k++)
+        if (sig->v[k].name != NULL && strcmp (sig->v[k].name, ".dict") == 0)
+          dict = true;
+      if (!dict)
+        {
+          go_signature_free (sig);
+          sig->error = "generic shape function whose dictionary DWARF omits";
+          return -1;
+        }
+    }
+  return 0;
+}
