@@ -15,6 +15,17 @@ struct go_piece
   unsigned offset;    /* where this piece sits inside the Go value */
 };
 
+/* One scalar of a value in memory order (a struct field, a string's
+   pointer or length, ...), named NAME SUFFIX in the tapsets.  */
+struct go_leaf
+{
+  int kind;           /* reflect.Kind of the scalar */
+  unsigned size, offset;
+  bool fp;            /* float: no script access to float registers */
+  bool string_len;    /* the length of a string whose pointer precedes */
+  char suffix[48];    /* "" for a scalar value, "_x", "_ptr", "_0_len"... */
+};
+
 struct go_value
 {
   const char *name;   /* from DWARF: may be NULL; results may be "~r0" */
@@ -22,8 +33,11 @@ struct go_value
   uint64_t size;
   bool result;
   int index;          /* results: 0, 1, ... */
+  int kind;           /* reflect.Kind */
   struct go_piece *pieces;
   size_t npieces;
+  struct go_leaf *leaves;   /* in registers, leaves[i] is in pieces[i] */
+  size_t nleaves;           /* 0 when too many to name */
 };
 
 struct go_signature

@@ -19,6 +19,8 @@
 
 #include <dwarf.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <error.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,7 @@ enum
 {
   DW_AT_go_kind = 0x2900,
   MAX_DEPTH = 16,       /* nesting of struct/array types by value */
-  MAX_PIECES = 64,
+  MAX_LEAVES = 64,
 };
 
 /* reflect.Kind */
@@ -62,8 +64,6 @@ struct assign
   const struct go_bin *b;
   unsigned ni, nfp;             /* registers of the architecture */
   unsigned i, fp;               /* next free ones */
-  struct go_piece pieces[MAX_PIECES];
-  size_t npieces;
 };
 
 /* Type facts read from a DWARF type DIE.  */
@@ -151,21 +151,6 @@ type_align (Dwarf_Die *t, int depth)
     }
 }
 
-static bool
-add_reg (struct assign *s, bool fp, uint64_t size, uint64_t off)
-{
-  unsigned *ctr = fp ? &s->fp : &s->i;
-  if (*ctr >= (fp ? s->nfp : s->ni) || s->npieces >= MAX_PIECES)
-    return false;
-  struct go_piece *p = &s->pieces[s->npieces++];
-  p->fp = fp;
-  p->reg = (int) (*ctr)++;
-  p->stack = -1;
-  p->size = (unsigned) size;
-  p->offset = (unsigned) off;
-  return true;
-}
-
 /* Array length from the subrange child.  */
 static bool
 array_len (Dwarf_Die *t, uint64_t *n)
@@ -196,13 +181,61 @@ array_len (Dwarf_Die *t, uint64_t *n)
   return false;
 }
 
-/* Register-assign a value of type T at byte OFF of the value.  Returns 1
-   on success, 0 when it does not fit, -1 when the type is not understood. */
+/* Leaves of a value, in memory order: what register assignment would
+   give one register each, and what the tapsets name NAME_SUFFIX.  */
+struct walk
+{
+  struct go_leaf leaves[MAX_LEAVES];
+  size_t n;
+  bool big_array;       /* an array of length > 1: never in registers */
+  bool too_many;        /* more leaves than MAX_LEAVES */
+};
+
+static void
+add_leaf (struct walk *w, int kind, uint64_t size, uint64_t off,
+          const char *suffix)
+{
+  if (w->n >= MAX_LEAVES || strlen (suffix) >= sizeof w->leaves[0].suffix)
+    {
+      w->too_many = true;
+      return;
+    }
+  struct go_leaf *l = &w->leaves[w->n++];
+  l->kind = kind;
+  l->size = (unsigned) size;
+  l->offset = (unsigned) off;
+  l->fp = kind == K_FLOAT32 || kind == K_FLOAT64;
+  l->string_len = false;
+  strcpy (l->suffix, suffix);
+}
+
+/* Make a field name safe for an identifier suffix: [A-Za-z0-9_] only.  */
+static void
+join_suffix (char *out, size_t size, const char *base, const char *name)
+{
+  size_t k = strlen (base);
+  if (k + 2 >= size)
+    {
+      snprintf (out, size, "%s", base);
+      return;
+    }
+  memcpy (out, base, k);
+  out[k++] = '_';
+  for (const unsigned char *p = (const unsigned char *) name;
+       *p != '\0' && k + 1 < size; p++)
+    out[k++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
+                || (*p >= '0' && *p <= '9')) ? (char) *p : '_';
+  out[k] = '\0';
+}
+
+/* Walk type T at byte OFF of the value.  -1 when not understood.  */
 static int
-reg_assign (struct assign *s, Dwarf_Die *t, uint64_t off, int depth)
+walk_type (struct walk *w, Dwarf_Die *t, uint64_t off, const char *suffix,
+           int depth)
 {
   int kind;
   uint64_t size;
+  char sub[sizeof w->leaves[0].suffix];
   if (depth > MAX_DEPTH || !type_info (t, &kind, &size))
     return -1;
   switch (kind)
@@ -210,37 +243,70 @@ reg_assign (struct assign *s, Dwarf_Die *t, uint64_t off, int depth)
     case K_BOOL: case K_INT: case K_INT8: case K_INT16: case K_INT32:
     case K_INT64: case K_UINT: case K_UINT8: case K_UINT16: case K_UINT32:
     case K_UINT64: case K_UINTPTR: case K_CHAN: case K_FUNC: case K_MAP:
-    case K_PTR: case K_UNSAFEPTR:
-      return add_reg (s, false, size, off);
-    case K_FLOAT32: case K_FLOAT64:
-      return add_reg (s, true, size, off);
+    case K_PTR: case K_UNSAFEPTR: case K_FLOAT32: case K_FLOAT64:
+      add_leaf (w, kind, size, off, suffix);
+      return 0;
     case K_COMPLEX64: case K_COMPLEX128:
-      return add_reg (s, true, size / 2, off)
-        && add_reg (s, true, size / 2, off + size / 2);
-    case K_STRING: case K_INTERFACE:
-      return add_reg (s, false, 8, off) && add_reg (s, false, 8, off + 8);
+      {
+        int fk = kind == K_COMPLEX64 ? K_FLOAT32 : K_FLOAT64;
+        join_suffix (sub, sizeof sub, suffix, "real");
+        add_leaf (w, fk, size / 2, off, sub);
+        join_suffix (sub, sizeof sub, suffix, "imag");
+        add_leaf (w, fk, size / 2, off + size / 2, sub);
+        return 0;
+      }
+    case K_STRING:
+      join_suffix (sub, sizeof sub, suffix, "ptr");
+      add_leaf (w, K_PTR, 8, off, sub);
+      join_suffix (sub, sizeof sub, suffix, "len");
+      add_leaf (w, K_INT, 8, off + 8, sub);
+      if (!w->too_many)
+        w->leaves[w->n - 1].string_len = true;
+      return 0;
+    case K_INTERFACE:
+      join_suffix (sub, sizeof sub, suffix, "type");
+      add_leaf (w, K_PTR, 8, off, sub);
+      join_suffix (sub, sizeof sub, suffix, "data");
+      add_leaf (w, K_PTR, 8, off + 8, sub);
+      return 0;
     case K_SLICE:
-      return add_reg (s, false, 8, off) && add_reg (s, false, 8, off + 8)
-        && add_reg (s, false, 8, off + 16);
+      join_suffix (sub, sizeof sub, suffix, "ptr");
+      add_leaf (w, K_PTR, 8, off, sub);
+      join_suffix (sub, sizeof sub, suffix, "len");
+      add_leaf (w, K_INT, 8, off + 8, sub);
+      join_suffix (sub, sizeof sub, suffix, "cap");
+      add_leaf (w, K_INT, 8, off + 16, sub);
+      return 0;
     case K_ARRAY:
       {
         uint64_t n;
         Dwarf_Die e;
-        if (!array_len (t, &n))
+        if (!array_len (t, &n) || (n > 0 && !type_of (t, &e)))
           return -1;
-        if (n == 0)
-          return 1;
         if (n > 1)
-          return 0;
-        if (!type_of (t, &e))
-          return -1;
-        return reg_assign (s, &e, off, depth + 1);
+          w->big_array = true;
+        if (n > MAX_LEAVES)
+          {
+            w->too_many = true;
+            return 0;
+          }
+        uint64_t esize = n ? size / n : 0;
+        for (uint64_t i = 0; i < n; i++)
+          {
+            char idx[24];
+            snprintf (idx, sizeof idx, "%" PRIu64, i);
+            join_suffix (sub, sizeof sub, suffix, idx);
+            Dwarf_Die et = e;
+            if (walk_type (w, &et, off + i * esize, sub, depth + 1) != 0)
+              return -1;
+          }
+        return 0;
       }
     case K_STRUCT:
       {
         Dwarf_Die m;
         if (dwarf_child (t, &m) != 0)
-          return 1;             /* struct{} */
+          return 0;             /* struct{} */
         do
           {
             Dwarf_Die mt;
@@ -252,19 +318,21 @@ reg_assign (struct assign *s, Dwarf_Die *t, uint64_t off, int depth)
                 || dwarf_attr (&m, DW_AT_data_member_location, &a) == NULL
                 || dwarf_formudata (&a, &moff) != 0)
               return -1;
-            int r = reg_assign (s, &mt, off + moff, depth + 1);
-            if (r != 1)
-              return r;
+            const char *fname = dwarf_diename (&m);
+            join_suffix (sub, sizeof sub, suffix, fname ? fname : "_");
+            if (walk_type (w, &mt, off + moff, sub, depth + 1) != 0)
+              return -1;
           }
         while (dwarf_siblingof (&m, &m) == 0);
-        return 1;
+        return 0;
       }
     default:
       return -1;
     }
 }
 
-/* Assign one value: registers if it fits, else the stack sequence.  */
+/* Assign one value: registers if it fits, else the stack sequence.
+   0, -1 when the type is not understood, -2 out of memory.  */
 static int
 assign_value (struct assign *s, Dwarf_Die *type, bool regabi,
               uint64_t *stack, struct go_value *v)
@@ -272,43 +340,56 @@ assign_value (struct assign *s, Dwarf_Die *type, bool regabi,
   Dwarf_Die t = *type;
   int kind;
   uint64_t size;
-  if (!type_info (&t, &kind, &size))
-    return -1;
+  struct walk *w = calloc (1, sizeof *w);
+  if (w == NULL)
+    return -2;
+  int ret = -1;
+  if (!type_info (&t, &kind, &size) || walk_type (w, &t, 0, "", 0) != 0)
+    goto out;
   v->size = size;
-  unsigned si = s->i, sfp = s->fp;
-  size_t sp = s->npieces;
-  if (size > 0 && regabi)
+  v->kind = kind;
+  unsigned nint = 0, nfp = 0;
+  for (size_t k = 0; k < w->n; k++)
+    if (w->leaves[k].fp)
+      nfp++;
+    else
+      nint++;
+  bool in_regs = regabi && size > 0 && !w->big_array && !w->too_many
+    && s->i + nint <= s->ni && s->fp + nfp <= s->nfp;
+  v->nleaves = w->too_many ? 0 : w->n;
+  v->npieces = in_regs ? w->n : size > 0 ? 1 : 0;
+  v->leaves = malloc ((v->nleaves ? v->nleaves : 1) * sizeof *v->leaves);
+  v->pieces = malloc ((v->npieces ? v->npieces : 1) * sizeof *v->pieces);
+  if (v->leaves == NULL || v->pieces == NULL)
     {
-      int r = reg_assign (s, &t, 0, 0);
-      if (r < 0)
-        return -1;
-      if (r == 1)
+      ret = -2;
+      goto out;
+    }
+  memcpy (v->leaves, w->leaves, v->nleaves * sizeof *v->leaves);
+  if (in_regs)
+    {
+      for (size_t k = 0; k < w->n; k++)
         {
-          v->npieces = s->npieces - sp;
-          v->pieces = malloc ((v->npieces ? v->npieces : 1)
-                              * sizeof *v->pieces);
-          if (v->pieces == NULL)
-            return -2;
-          memcpy (v->pieces, s->pieces + sp, v->npieces * sizeof *v->pieces);
-          s->npieces = sp;
-          return 0;
+          const struct go_leaf *l = &w->leaves[k];
+          unsigned *ctr = l->fp ? &s->fp : &s->i;
+          v->pieces[k] = (struct go_piece) { .reg = (int) (*ctr)++,
+            .fp = l->fp, .stack = -1, .size = l->size, .offset = l->offset };
         }
-      s->i = si;
-      s->fp = sfp;
-      s->npieces = sp;
+      ret = 0;
+      goto out;
     }
   unsigned al = type_align (&t, 0);
   if (al == 0)
-    return -1;
+    goto out;
   *stack = (*stack + al - 1) / al * al;
-  v->npieces = size > 0 ? 1 : 0;
-  v->pieces = malloc (sizeof *v->pieces);
-  if (v->pieces == NULL)
-    return -2;
-  v->pieces[0] = (struct go_piece) { .reg = -1, .fp = false,
-    .stack = (long) *stack, .size = (unsigned) size, .offset = 0 };
+  if (size > 0)
+    v->pieces[0] = (struct go_piece) { .reg = -1, .fp = false,
+      .stack = (long) *stack, .size = (unsigned) size, .offset = 0 };
   *stack += size;
-  return 0;
+  ret = 0;
+out:
+  free (w);
+  return ret;
 }
 
 /* The subprogram DIE of each function entry, sorted, built once.  */
@@ -415,7 +496,10 @@ void
 go_signature_free (struct go_signature *sig)
 {
   for (size_t i = 0; i < sig->n; i++)
-    free (sig->v[i].pieces);
+    {
+      free (sig->v[i].pieces);
+      free (sig->v[i].leaves);
+    }
   free (sig->v);
   memset (sig, 0, sizeof *sig);
 }
