@@ -1,10 +1,23 @@
-/* write-funcs.c: go_funcs.stp, the probe aliases of one binary's
-   functions:
-     go.func.NAME         statement probe at the first instruction after the
-                          stack check (fires once per call, facts.md 6)
+/* write-funcs.c: the probe aliases of one binary's functions.
+
+   go_funcs.stp holds, for each function:
+     go.func.NAME         a statement probe at the first instruction after
+                          the stack check (fires once per call even when the
+                          stack grows: facts.md 6), with the arguments;
      go.func.NAME.return  statement probes at every RET instruction (never a
-                          uretprobe: facts.md 5)
-   NAME is the mapping of probe-name.c.  Both give `goid` in Go code.  */
+                          uretprobe: facts.md 5), with the results and the
+                          call's go_entry_ns / go_latency_ns.
+   go_pair_ENTRY.stp, one per function with a return alias, holds the probe
+   that records each call's entry for that pairing.  SystemTap reads a
+   tapset file only when a script uses something it defines: the return
+   alias calls the file's marker function, so the entry probe runs only for
+   the functions whose return alias a script uses.
+
+   Pairing key: (goroutine id, stack.hi - entry SP).  Go copies a growing
+   stack to a new place but keeps its layout relative to the top, so this
+   distance names the same frame before and after a copy, and recursive
+   calls differ in it; goroutine ids are never reused.  It is the same at
+   entry and at a RET, where the frame is popped.  */
 
 #include "config.h"
 
@@ -12,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "params.h"
 #include "probe-name.h"
 #include "stp-write.h"
 #include "write.h"
@@ -25,51 +39,150 @@ statement (FILE *f, const struct go_bin *b, uint64_t addr)
   fprintf (f, ").statement(%#" PRIx64 ")", addr);
 }
 
-/* The locals every alias of a function gives.  */
-static void
-locals (FILE *f, const struct go_func *fn)
+static const char *
+sp_reg (const struct go_bin *b)
 {
+  return b->arch == GO_ARCH_AMD64 ? "rsp" : "sp";
+}
+
+/* SP + the pcsp value at PC: the SP the function was entered with.  */
+static bool
+entry_sp_delta (const struct go_bin *b, const struct go_func *fn, uint64_t pc,
+                int32_t *delta)
+{
+  if (fn->pcsp == 0)
+    {
+      *delta = 0;
+      return true;
+    }
+  return gobin_pcvalue (b, fn, fn->pcsp, pc, delta) && *delta >= 0;
+}
+
+static void
+comment_line (FILE *f, const char *label, const char *text)
+{
+  fprintf (f, "// %s", label);
+  stp_comment_text (f, text);
+  putc ('\n', f);
+}
+
+/* The body of the entry alias.  */
+static void
+entry_body (FILE *f, const struct go_bin *b, const struct go_func *fn,
+            const struct go_signature *sig, bool have_sig)
+{
+  int32_t d;
+  fputs ("{\n", f);
   if (fn->abi == GO_ABI_INTERNAL)
     fputs ("  goid = go_goid()\n", f);
   else
-    fputs ("  // ABI0 code does not keep g in a register: no goid here.\n",
+    fputs ("  // ABI0 code keeps no g in a register: no goid here\n", f);
+  if (!have_sig)
+    comment_line (f, "  // no arguments: ", sig->error ? sig->error : "");
+  else if (!entry_sp_delta (b, fn, fn->code.body, &d))
+    fputs ("  // no arguments: no SP offset known at the body\n", f);
+  else
+    {
+      fprintf (f, "  _go_sp = register(\"%s\") + %" PRId32 "\n", sp_reg (b),
+               d);
+      write_locals (f, b, sig, false, "_go_sp");
+    }
+  fputs ("}\n", f);
+}
+
+static void
+return_body (FILE *f, const struct go_bin *b, const struct go_func *fn,
+             const struct go_signature *sig, bool have_sig)
+{
+  fputs ("{\n", f);
+  fprintf (f, "  _go_sp = register(\"%s\")\n", sp_reg (b));
+  if (fn->abi == GO_ABI_INTERNAL)
+    fprintf (f, "  goid = go_goid()\n"
+             "  _go_pair_%" PRIx64 "()\n"
+             "  go_entry_ns = _go_pair_leave(goid, go_stack_hi() - _go_sp)\n"
+             "  go_latency_ns = go_entry_ns ? gettimeofday_ns() - go_entry_ns"
+             " : -1\n", fn->entry);
+  else
+    fputs ("  // ABI0 code keeps no g in a register: no goid, no pairing\n",
            f);
+  /* Stack results are read at SP + 8 + offset; pcsp is 0 at a RET.  */
+  bool sp_ok = true;
+  for (size_t i = 0; i < fn->code.rets.n; i++)
+    {
+      int32_t d;
+      if (!entry_sp_delta (b, fn, fn->code.rets.v[i], &d) || d != 0)
+        sp_ok = false;
+    }
+  if (!have_sig)
+    comment_line (f, "  // no results: ", sig->error ? sig->error : "");
+  else if (!sp_ok)
+    fputs ("  // no results: the frame is not popped at every RET\n", f);
+  else
+    write_locals (f, b, sig, true, "_go_sp");
+  fputs ("}\n", f);
 }
 
 static void
 write_one (FILE *f, const struct go_bin *b, const struct go_func *fn,
-           const char *probe)
+           const char *probe, struct go_params_ctx *pc)
 {
-  fputs ("\n// ", f);
-  stp_comment_text (f, fn->name);
+  struct go_signature sig;
+  bool have_sig = go_signature (pc, b, fn, &sig) == 0;
+  putc ('\n', f);
+  comment_line (f, "", fn->name);
   if (fn->file != NULL)
     {
-      fputs (" at ", f);
+      fprintf (f, "//   line %" PRId32 " of ", fn->line);
       stp_comment_text (f, fn->file);
-      fprintf (f, ":%" PRId32, fn->line);
+      putc ('\n', f);
     }
-  fprintf (f, "\n// entry %#" PRIx64 ", body %#" PRIx64 ", %s\n", fn->entry,
+  fprintf (f, "//   entry %#" PRIx64 ", body %#" PRIx64 ", %s\n", fn->entry,
            fn->code.body, fn->abi == GO_ABI_ABI0 ? "ABI0" : "ABIInternal");
   fprintf (f, "probe go.func.%s = ", probe);
   statement (f, b, fn->code.body);
-  fputs ("\n{\n", f);
-  locals (f, fn);
-  fputs ("}\n", f);
+  putc ('\n', f);
+  entry_body (f, b, fn, &sig, have_sig);
   if (fn->code.rets.n == 0)
+    fprintf (f, "// no RET instruction (%zu tail exits): no return alias\n",
+             fn->code.tails.n);
+  else
     {
-      fprintf (f, "// no RET instruction (%zu tail exits): no return alias\n",
-               fn->code.tails.n);
-      return;
+      fprintf (f, "probe go.func.%s.return =", probe);
+      for (size_t i = 0; i < fn->code.rets.n; i++)
+        {
+          fputs (i ? ",\n  " : "\n  ", f);
+          statement (f, b, fn->code.rets.v[i]);
+        }
+      putc ('\n', f);
+      return_body (f, b, fn, &sig, have_sig);
     }
-  fprintf (f, "probe go.func.%s.return =", probe);
-  for (size_t i = 0; i < fn->code.rets.n; i++)
-    {
-      fputs (i ? ",\n  " : "\n  ", f);
-      statement (f, b, fn->code.rets.v[i]);
-    }
-  fputs ("\n{\n", f);
-  locals (f, fn);
-  fputs ("}\n", f);
+  if (have_sig)
+    go_signature_free (&sig);
+}
+
+/* go_pair_ENTRY.stp: the entry probe of one function's pairing.  */
+static int
+write_pair (const struct go_bin *b, const struct go_func *fn, const char *dir)
+{
+  char name[64];
+  int32_t d;
+  snprintf (name, sizeof name, "go_pair_%" PRIx64 ".stp", fn->entry);
+  if (!entry_sp_delta (b, fn, fn->code.body, &d))
+    d = 0;
+  struct stp_file sf;
+  if (stp_file_open (&sf, dir, name) != 0)
+    return -1;
+  FILE *f = sf.f;
+  fputs ("// generated by " PACKAGE_NAME " " PACKAGE_VERSION "; do not edit."
+         "\n", f);
+  comment_line (f, "Records each call's entry for the return alias of ",
+                fn->name);
+  fprintf (f, "function _go_pair_%" PRIx64 "() { }\n", fn->entry);
+  fputs ("probe ", f);
+  statement (f, b, fn->code.body);
+  fprintf (f, "\n{\n  _go_pair_enter(go_goid(), go_stack_hi() - "
+           "(register(\"%s\") + %" PRId32 "))\n}\n", sp_reg (b), d);
+  return stp_file_close (&sf, 1);
 }
 
 int
@@ -79,12 +192,13 @@ write_funcs (const struct go_bin *b, const struct go_func *const *sel,
   struct stp_file sf;
   if (stp_file_open (&sf, dir, "go_funcs.stp") != 0)
     return -1;
+  struct go_params_ctx *pc = go_params_begin (b);
   FILE *f = sf.f;
-  int ok = 1;
+  int ok = pc != NULL;
   fputs ("// go_funcs.stp: generated by " PACKAGE_NAME " " PACKAGE_VERSION
          " for one Go binary; do not edit.\n"
          "// Probe aliases go.func.NAME (entry, after the stack check) and\n"
-         "// go.func.NAME.return (every RET); see gostap-tapsets(7).\n", f);
+         "// go.func.NAME.return (every RET); see README.md.\n", f);
   for (size_t i = 0; i < n && ok; i++)
     {
       const struct go_func *fn = sel[i];
@@ -94,8 +208,12 @@ write_funcs (const struct go_bin *b, const struct go_func *const *sel,
       if (probe == NULL)
         ok = 0;
       else
-        write_one (f, b, fn, probe);
+        write_one (f, b, fn, probe, pc);
       free (probe);
+      if (ok && fn->code.rets.n > 0 && fn->abi == GO_ABI_INTERNAL
+          && write_pair (b, fn, dir) != 0)
+        ok = 0;
     }
+  go_params_end (pc);
   return stp_file_close (&sf, ok);
 }

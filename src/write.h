@@ -5,11 +5,20 @@
 
 #include "gobin.h"
 #include "layout.h"
+#include "params.h"
+
+#include <stdio.h>
 
 /* Each writes one file into DIR atomically; 0, or -1 with a message.  */
 int write_target (const struct go_bin *b, const struct go_layout *l,
                   const char *dir);
 int write_funcs (const struct go_bin *b, const struct go_func *const *sel,
                  size_t n, const char *dir);
+
+/* The statements that set an alias's locals from SIG's arguments (or
+   results), SP being the expression of entry SP (SP at a RET).  */
+void write_locals (FILE *f, const struct go_bin *b,
+                   const struct go_signature *sig, bool results,
+                   const char *sp);
 
 #endif

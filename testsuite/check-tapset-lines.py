@@ -24,6 +24,23 @@ SHAPES = [
     r'  ' + PROC + r',?',
     r'\{', r'\}',
     r'  goid = go_goid\(\)',
+    # locals of arguments and results (write-locals.c)
+    r'  _go_sp = register\("(rsp|sp)"\)( \+ [0-9]+)?',
+    r'  ' + IDENT + r' = (' + '|'.join([
+        r'register\("[a-z0-9]+"\)',
+        r'\(register\("[a-z0-9]+"\) & 0xff\) != 0',
+        r'_go_[sz]ext\(register\("[a-z0-9]+"\), [1-7]\)',
+        r'user_u?int(8|16|32|64)\(_go_sp \+ 8 \+ [0-9]+ \+ [0-9]+\)( != 0)?',
+        r'go_string\(' + IDENT + r', ' + IDENT + r'\)',
+        r'_go_pair_leave\(goid, go_stack_hi\(\) - _go_sp\)',
+        r'go_entry_ns \? gettimeofday_ns\(\) - go_entry_ns : -1',
+    ]) + r')',
+    r'  // [ -~]*',
+    r'  _go_pair_[0-9a-f]+\(\)',
+    # pairing files (write-funcs.c write_pair)
+    r'function _go_pair_[0-9a-f]+\(\) \{ \}',
+    r'probe ' + PROC,
+    r'  _go_pair_enter\(go_goid\(\), go_stack_hi\(\) - \(register\("(rsp|sp)"\) \+ [0-9]+\)\)',
 ]
 LINE = re.compile('^(?:' + '|'.join(SHAPES) + ')$')
 
@@ -45,7 +62,7 @@ def main():
             ok = line is not None and LINE.match(line) is not None
             # Nothing taken from a binary may open embedded C or a block
             # comment, or close one: line comments carry names and paths.
-            if ok and line.startswith('//') and any(
+            if ok and line.lstrip().startswith('//') and any(
                     t in line for t in ('%{', '%}', '*/', '/*')):
                 ok = False
             if not ok:

@@ -1,0 +1,161 @@
+/* write-locals.c: the statements of an alias body that set its locals
+   from a function's arguments (at the body address) or results (at RET),
+   from the locations read-params.c computed:
+
+     NAME            integers sign- or zero-extended by size, bool as 0/1,
+                     pointers, maps, chans, funcs as addresses
+     NAME            strings as SystemTap strings, with NAME_ptr, NAME_len
+     NAME_ptr/_len/_cap   slices;  NAME_type/_data  interfaces
+     NAME_FIELD      structs flattened (NAME_FIELD_SUB ...), arrays NAME_0..
+   Float values are left out with a comment: SystemTap scripts cannot read
+   float registers (facts.md 7), and cannot print floats.  Local names come
+   from DWARF names only through local_base(): [A-Za-z0-9_], never a
+   SystemTap keyword or one of the alias's own locals.  */
+
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "write.h"
+
+enum
+{
+  K_BOOL = 1, K_INT, K_INT8, K_INT16, K_INT32, K_INT64,
+  K_UINT, K_UINT8, K_UINT16, K_UINT32, K_UINT64, K_UINTPTR,
+  K_FLOAT32, K_FLOAT64,
+};
+
+static const char *const reserved[] = {
+  /* SystemTap keywords */
+  "probe", "global", "function", "if", "else", "for", "foreach", "in",
+  "limit", "return", "delete", "while", "break", "continue", "next",
+  "string", "long", "try", "catch", "private", "stat", "in", "and", "or",
+  /* the aliases' own locals */
+  "goid", "go_entry_ns", "go_latency_ns",
+};
+
+/* A local name base for value V: its Go name made safe, or FALLBACK.  */
+static void
+local_base (char *out, size_t size, const char *goname, const char *fallback)
+{
+  bool ok = goname != NULL && goname[0] != '\0' && strlen (goname) < size - 2
+    && strcmp (goname, "_") != 0
+    && !(goname[0] >= '0' && goname[0] <= '9');
+  for (const char *p = goname; ok && *p; p++)
+    ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
+      || (*p >= '0' && *p <= '9') || *p == '_';
+  if (!ok || strncmp (goname, "_go", 3) == 0)
+    {
+      snprintf (out, size, "%s", fallback);
+      return;
+    }
+  snprintf (out, size, "%s", goname);
+  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+    if (strcmp (out, reserved[i]) == 0)
+      {
+        strcat (out, "_");
+        break;
+      }
+}
+
+static bool
+is_signed (int kind)
+{
+  return kind >= K_INT && kind <= K_INT64;
+}
+
+/* A read of LEAF from register REG or from memory at ADDR (an expression). */
+static void
+leaf_expr (FILE *f, const struct go_leaf *l, const char *reg,
+           const char *addr)
+{
+  if (reg != NULL)
+    {
+      if (l->kind == K_BOOL)
+        fprintf (f, "(register(\"%s\") & 0xff) != 0", reg);
+      else if (l->size < 8)
+        fprintf (f, "%s(register(\"%s\"), %u)",
+                 is_signed (l->kind) ? "_go_sext" : "_go_zext", reg, l->size);
+      else
+        fprintf (f, "register(\"%s\")", reg);
+      return;
+    }
+  unsigned bits = l->size * 8;
+  if (l->kind == K_BOOL)
+    fprintf (f, "user_uint8(%s + %u) != 0", addr, l->offset);
+  else
+    fprintf (f, "user_%sint%u(%s + %u)",
+             is_signed (l->kind) || bits == 64 ? "" : "u", bits, addr,
+             l->offset);
+}
+
+void
+write_locals (FILE *f, const struct go_bin *b, const struct go_signature *sig,
+              bool results, const char *sp)
+{
+  for (size_t i = 0; i < sig->n; i++)
+    {
+      const struct go_value *v = &sig->v[i];
+      if (v->result != results)
+        continue;
+      char base[64], fallback[32];
+      if (results)
+        snprintf (fallback, sizeof fallback, "r%d", v->index);
+      else
+        snprintf (fallback, sizeof fallback, "arg%zu", i);
+      /* Results are r0, r1, ... and also their Go name when they have one. */
+      const char *bases[2] = { NULL, NULL };
+      char named[64];
+      if (results)
+        {
+          bases[0] = fallback;
+          if (v->name != NULL && v->name[0] != '~')
+            {
+              local_base (named, sizeof named, v->name, "");
+              if (named[0] != '\0' && strcmp (named, fallback) != 0)
+                bases[1] = named;
+            }
+        }
+      else
+        {
+          local_base (base, sizeof base, v->name, fallback);
+          bases[0] = base;
+        }
+      if (v->npieces > 0 && v->nleaves == 0)
+        {
+          fprintf (f, "  // %s: too many parts to name\n", bases[0]);
+          continue;
+        }
+      bool in_regs = v->npieces > 0 && v->pieces[0].reg >= 0;
+      char addr[96];
+      if (!in_regs && v->npieces > 0)
+        snprintf (addr, sizeof addr, "%s + 8 + %ld", sp, v->pieces[0].stack);
+      for (int bi = 0; bi < 2 && bases[bi] != NULL; bi++)
+        for (size_t k = 0; k < v->nleaves; k++)
+          {
+            const struct go_leaf *l = &v->leaves[k];
+            const char *reg = in_regs ? go_piece_reg (b, &v->pieces[k]) : NULL;
+            if (l->fp)
+              {
+                fprintf (f, "  // %s%s: float, in %s: not readable by "
+                         "scripts\n", bases[bi], l->suffix,
+                         reg ? reg : "memory");
+                continue;
+              }
+            fprintf (f, "  %s%s = ", bases[bi], l->suffix);
+            leaf_expr (f, l, reg, addr);
+            fputs ("\n", f);
+            if (l->string_len && k > 0)
+              {
+                /* NAME = go_string(NAME_ptr, NAME_len): the suffix minus
+                   "_len".  */
+                size_t sl = strlen (l->suffix) - 4;
+                fprintf (f, "  %s%.*s = go_string(%s%.*s_ptr, %s%s)\n",
+                         bases[bi], (int) sl, l->suffix, bases[bi], (int) sl,
+                         l->suffix, bases[bi], l->suffix);
+              }
+          }
+    }
+}
