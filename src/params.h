@@ -53,6 +53,10 @@ struct go_params_ctx;
 struct go_params_ctx *go_params_begin (const struct go_bin *b);
 void go_params_end (struct go_params_ctx *ctx);
 
+/* Does DWARF describe a function starting at PC?  SystemTap places
+   statement probes only inside such functions.  */
+bool go_params_has_subprogram (struct go_params_ctx *ctx, uint64_t pc);
+
 /* 0; -1 with SIG->error when the signature cannot be known; -2 out of
    memory (with a message).  */
 int go_signature (struct go_params_ctx *ctx, const struct go_bin *b,

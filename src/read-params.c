@@ -480,6 +480,14 @@ go_params_begin (const struct go_bin *b)
   return (struct go_params_ctx *) ix;
 }
 
+bool
+go_params_has_subprogram (struct go_params_ctx *ctx, uint64_t pc)
+{
+  struct sub_index *ix = (struct sub_index *) ctx;
+  Dwarf_Die die;
+  return ix != NULL && ix->dw != NULL && find_subprogram (ix, pc, &die);
+}
+
 void
 go_params_end (struct go_params_ctx *ctx)
 {

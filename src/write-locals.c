@@ -10,7 +10,8 @@
    Float values are left out with a comment: SystemTap scripts cannot read
    float registers (facts.md 7), and cannot print floats.  Local names come
    from DWARF names only through local_base(): [A-Za-z0-9_], never a
-   SystemTap keyword or one of the alias's own locals.  */
+   SystemTap keyword, a public global of SystemTap's tapsets, or one of the
+   alias's own locals: those get a trailing '_'.  */
 
 #include "config.h"
 
@@ -34,6 +35,18 @@ static const char *const reserved[] = {
   "string", "long", "try", "catch", "private", "stat", "in", "and", "or",
   /* the aliases' own locals */
   "goid", "go_entry_ns", "go_latency_ns",
+  /* public globals of SystemTap's own tapsets (4.8 - 5.x): a local of
+     that name would be the global */
+  "argc", "argv", "NULL", "tls_debug", "tls_link_map_name", "tls_module",
+  "cve_enabled_p", "cve_fix_p", "cve_metrics", "cve_notify_p",
+  "cve_tmpdisabled_s", "cve_trace_p", "indelack_timer",
+  "syscall_string_trunc", "ActiveOpens", "AttemptFails", "BIO_READ",
+  "CurrEstab", "DelayedACKs", "EstabResets", "FAULT_FLAG_WRITE",
+  "ForwDatagrams", "FragFails", "FragOKs", "InAddrErrors", "InDiscards",
+  "InNoRoutes", "InReceives", "InSegs", "InUnknownProtos", "ListenDrops",
+  "ListenOverflows", "OutRequests", "OutRsts", "OutSegs", "PassiveOpens",
+  "Py3Object_GenericGetAttr_addr", "ReasmReqds", "ReasmTimeout",
+  "RetransSegs", "TCPMemoryPressures", "VM_FAULT_NOPAGE", "VM_FAULT_OOM",
 };
 
 /* A local name base for value V: its Go name made safe, or FALLBACK.  */
@@ -52,12 +65,11 @@ local_base (char *out, size_t size, const char *goname, const char *fallback)
       return;
     }
   snprintf (out, size, "%s", goname);
-  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-    if (strcmp (out, reserved[i]) == 0)
-      {
-        strcat (out, "_");
-        break;
-      }
+  bool taken = strncmp (out, "argv_", 5) == 0;      /* argv_1 ... argv_32 */
+  for (size_t i = 0; !taken && i < sizeof reserved / sizeof reserved[0]; i++)
+    taken = strcmp (out, reserved[i]) == 0;
+  if (taken)
+    strcat (out, "_");
 }
 
 static bool
