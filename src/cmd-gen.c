@@ -117,6 +117,13 @@ cmd_gen (int argc, char **argv)
       ret = EXIT_BADINPUT;
       goto out;
     }
+  if (!b.has_dwarf && !b.has_symtab)
+    {
+      error (0, 0, "%s: no DWARF and no .symtab (built with -ldflags='-s "
+             "-w'?): SystemTap can place no probe in it", a.binary);
+      ret = EXIT_BADINPUT;
+      goto out;
+    }
   if (gobin_runtime_layout (&b, &layout) != 0)
     {
       ret = EXIT_BADINPUT;
