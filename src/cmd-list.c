@@ -135,7 +135,7 @@ print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
       const struct go_func *fn = sel[i];
       fputs (i ? ",\n    { \"name\": " : "\n    { \"name\": ", f);
       out_json_string (f, fn->name);
-      char *probe = probe_name (fn->name);
+      char *probe = func_probe_name (fn);
       if (probe != NULL)
         {
           fputs (", \"probe\": \"go.func.", f);
@@ -196,7 +196,7 @@ print_text (FILE *f, const struct go_func **sel, size_t n)
         }
       if (fn->code.undecoded.n > 0)
         fprintf (f, " [%zu undecoded]", fn->code.undecoded.n);
-      char *probe = probe_name (fn->name);
+      char *probe = func_probe_name (fn);
       if (probe != NULL)
         fprintf (f, " go.func.%s", probe);
       free (probe);

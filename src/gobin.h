@@ -70,6 +70,7 @@ struct go_func
   int32_t line;                 /* 0 when unknown */
   enum go_abi abi;
   bool wrapper;                 /* the ABI wrapper of a same-named function */
+  unsigned dup_index;           /* k-th non-wrapper function of its name */
   struct go_code code;
 };
 

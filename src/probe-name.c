@@ -15,7 +15,10 @@
        a pointer receiver     "(*T)" becomes "_P" followed by T
        any other byte         "_" and two lowercase hex digits ("_" is "_5f")
        an empty part          "_" alone (Go writes "type..eq.T", "glob..func1")
-   Every escape starts with '_' followed by '_', 'P' or two hex digits, so
+   A name shared by several functions that are not ABI wrappers (Go
+   1.18-1.20 name generic instantiations "F[...]") gets, after the first, a
+   last component "_E" and the entry address in hex.
+   Every escape starts with '_' followed by '_', 'P', 'E' or two hex digits, so
    the mapping decodes back to the Go name: it is collision-free.  */
 
 #include "config.h"
@@ -24,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <inttypes.h>
 
+#include "gobin.h"
 #include "probe-name.h"
 
 static bool
@@ -107,4 +112,17 @@ probe_name (const char *goname)
       return NULL;
     }
   return buf;
+}
+
+char *
+func_probe_name (const struct go_func *f)
+{
+  char *p = probe_name (f->name);
+  if (p == NULL || f->dup_index == 0)
+    return p;
+  char *q;
+  if (asprintf (&q, "%s._E%" PRIx64, p, f->entry) < 0)
+    q = NULL;
+  free (p);
+  return q;
 }

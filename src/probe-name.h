@@ -8,4 +8,9 @@
    NULL when out of memory.  */
 char *probe_name (const char *goname);
 
+struct go_func;
+/* The alias of function F: probe_name of its name, plus "._E<entry>" for
+   the second and later functions that share a name.  */
+char *func_probe_name (const struct go_func *f);
+
 #endif

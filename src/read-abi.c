@@ -8,9 +8,12 @@
    which the tests compare against):
    - assembly functions (FuncFlagAsm) are ABI0, except those Go's sources
      declare <ABIInternal> (table generated into abi-asm-table.h);
-   - a name listed twice is a function and its ABI wrapper: with one of
-     them assembly, the other is the ABIInternal wrapper; otherwise the
-     wrapper (FuncID wrapper, i.e. non-zero, or else the shorter) is ABI0. */
+   - cgo's call stubs (pkg._Cfunc_NAME) are compiled from Go with ABI0;
+   - a name listed twice is a function and its ABI wrapper: when one of
+     them is assembly, the other is the ABIInternal wrapper; otherwise the
+     wrapper is ABI0: the one with a FuncID (wrapper), else the shorter.
+     Generic code has no wrappers: two "F[...]" are two instantiations
+     (Go 1.18-1.20 abbreviate their names).  */
 
 #include "config.h"
 
@@ -84,6 +87,8 @@ gobin_classify_abi (struct go_bin *b)
         f->abi = GO_ABI_ABI0;
       else if ((f->flag & FUNC_FLAG_ASM) && !asm_is_internal (b, f->name, minor))
         f->abi = GO_ABI_ABI0;
+      else if (strstr (f->name, "._Cfunc_") != NULL)
+        f->abi = GO_ABI_ABI0;   /* cgo call stubs keep the stack ABI */
       else
         f->abi = GO_ABI_INTERNAL;
     }
@@ -96,28 +101,38 @@ gobin_classify_abi (struct go_bin *b)
   for (size_t i = 0; i < b->nfuncs; i++)
     idx[i] = i;
   qsort_r (idx, b->nfuncs, sizeof *idx, compare_name, b);
-  for (size_t i = 0; i + 1 < b->nfuncs; i++)
+  for (size_t i = 0, j; i < b->nfuncs; i = j)
     {
-      struct go_func *x = &b->funcs[idx[i]], *y = &b->funcs[idx[i + 1]];
-      if (strcmp (x->name, y->name) != 0
-          || (i + 2 < b->nfuncs
-              && strcmp (b->funcs[idx[i + 2]].name, x->name) == 0))
-        continue;
-      bool xa = x->flag & FUNC_FLAG_ASM, ya = y->flag & FUNC_FLAG_ASM;
-      struct go_func *abi0;
-      if (xa != ya)
-        abi0 = xa ? x : y;
-      else if ((x->funcid != 0) != (y->funcid != 0))
-        abi0 = x->funcid != 0 ? x : y;
-      else
-        abi0 = x->end - x->entry <= y->end - y->entry ? x : y;
-      x->abi = GO_ABI_INTERNAL;
-      y->abi = GO_ABI_INTERNAL;
-      abi0->abi = GO_ABI_ABI0;
-      /* The wrapper is the ABIInternal one when the other is assembly. */
-      struct go_func *other = abi0 == x ? y : x;
-      (xa != ya ? other : abi0)->wrapper = true;
-      i++;
+      /* A run [i, j) of functions sharing one name.  */
+      for (j = i + 1; j < b->nfuncs
+           && strcmp (b->funcs[idx[j]].name, b->funcs[idx[i]].name) == 0; j++)
+        ;
+      if (j - i == 2)
+        {
+          struct go_func *x = &b->funcs[idx[i]], *y = &b->funcs[idx[i + 1]];
+          bool xa = x->flag & FUNC_FLAG_ASM, ya = y->flag & FUNC_FLAG_ASM;
+          bool xw = x->funcid != 0, yw = y->funcid != 0;
+          /* Generic code has no ABI wrappers (assembly cannot call it):
+             Go 1.18-1.20 give its instantiations one name, "F[...]".  */
+          if (strchr (x->name, '[') == NULL)
+            {
+              struct go_func *abi0 = xa != ya ? (xa ? x : y)
+                : xw != yw ? (xw ? x : y)
+                : x->end - x->entry <= y->end - y->entry ? x : y;
+              struct go_func *other = abi0 == x ? y : x;
+              abi0->abi = GO_ABI_ABI0;
+              other->abi = GO_ABI_INTERNAL;
+              /* The wrapper: the ABIInternal one when the other is
+                 assembly, else the ABI0 one.  */
+              (xa != ya ? other : abi0)->wrapper = true;
+            }
+        }
+      /* Functions that are not wrappers and share a name are told apart
+         by dup_index, in address order (idx is sorted by name, entry).  */
+      unsigned k = 0;
+      for (size_t m = i; m < j; m++)
+        if (!b->funcs[idx[m]].wrapper)
+          b->funcs[idx[m]].dup_index = k++;
     }
   free (idx);
 }

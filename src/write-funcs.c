@@ -249,7 +249,9 @@ write_funcs (const struct go_bin *b, const struct go_func *const *sel,
       const struct go_func *fn = sel[i];
       if (fn->wrapper)
         continue;               /* the function itself gets the aliases */
-      char *probe = probe_name (fn->name);
+      if (strncmp (fn->name, "go:", 3) == 0)
+        continue;               /* linker markers (go:textfipsstart...) */
+      char *probe = func_probe_name (fn);
       if (probe == NULL)
         ok = 0;
       else

@@ -47,6 +47,7 @@ def main():
         with open(path, encoding='utf-8', errors='surrogateescape') as f:
             j = json.load(f)
         seen = {}
+        byname = {}
         for fn in j['functions']:
             total += 1
             name, probe = fn['name'], fn.get('probe', '')
@@ -54,6 +55,16 @@ def main():
                 bad += 1
                 print('# %s: %s has no probe alias' % (path, name))
                 continue
+            comps = probe[len('go.func.'):].split('.')
+            # "_E<entry>": the second and later functions sharing a name.
+            if comps[-1].startswith('_E'):
+                if comps[-1] != '_E%x' % int(fn['entry'], 16):
+                    bad += 1
+                    print('# %s: %s: %s does not name its entry' % (path, name, probe))
+                probe = 'go.func.' + '.'.join(comps[:-1])
+                key = comps[-1]
+            else:
+                key = ''
             comps = probe[len('go.func.'):].split('.')
             if not all(IDENT.match(c) for c in comps):
                 bad += 1
@@ -65,10 +76,20 @@ def main():
             if back != name:
                 bad += 1
                 print('# %s: %s -> %s decodes to %s' % (path, name, probe, back))
-            if seen.get(probe, name) != name:
+            full = fn['probe']
+            if seen.get(full, name) != name:
                 bad += 1
-                print('# %s: %s and %s share %s' % (path, seen[probe], name, probe))
-            seen[probe] = name
+                print('# %s: %s and %s share %s' % (path, seen[full], name, full))
+            seen[full] = name
+            # Functions of one name that are not ABI wrapper pairs (one
+            # abi0, one internal) must have distinct aliases.
+            byname.setdefault(name, []).append((fn['abi'], full))
+        for name, v in byname.items():
+            aliases = [a for _, a in v]
+            wrapper_pair = len(v) == 2 and sorted(x for x, _ in v) == ['abi0', 'internal']
+            if len(set(aliases)) != len(aliases) and not wrapper_pair:
+                bad += 1
+                print('# %s: %d functions named %s share aliases %s' % (path, len(v), name, aliases))
     print('probe-names: names=%d failures=%d' % (total, bad))
     return 1 if bad else 0
 

@@ -1,0 +1,132 @@
+#!/bin/bash
+# Build the Go test fixtures (testsuite/fixtures/*/main.go) with every Go
+# toolchain of the test matrix, in several build variants, into a cache
+# directory outside the source tree, and print the manifest of the binaries.
+#
+# Usage: build-fixtures.sh [GO_VERSION...]   (default: go-toolchains.sh's matrix)
+#
+# Output, one line per binary (also written to manifest.txt beside them, or
+# to manifest-<versions>.txt when versions are given):
+#   <path> <goversion> <variant> <fixture> <goarch>
+#
+# Variants (how each binary is made; all with `go build` of the fixture's
+# directory in GOPATH mode, GO111MODULE=off, so no go.mod and no VCS stamp):
+#   default  CGO_ENABLED=0                              .symtab + DWARF
+#   w        CGO_ENABLED=0 -ldflags=-w                  .symtab, no DWARF
+#   sw       CGO_ENABLED=0 -ldflags='-s -w'             neither; same text as default
+#   pie      CGO_ENABLED=0 -buildmode=pie               position independent
+#   arm64    CGO_ENABLED=0 GOARCH=arm64                 cross-compiled, static
+#   cgo      CGO_ENABLED=1 (cgo fixture only)           externally linked with gcc
+# -buildmode=pie needs no cgo on linux/amd64: Go 1.15 and later link PIEs
+# internally, and every toolchain of the matrix (1.19-1.27) builds the 'pie'
+# variant with CGO_ENABLED=0 (checked by hand; the result is a dynamically
+# linked ET_DYN with an interpreter but no DT_NEEDED libraries). The cgo
+# fixture imports "C", so CGO_ENABLED=0 excludes its only file: it is built
+# in the 'cgo' variant alone, and skipped (with a note on stderr) when there
+# is no C compiler.
+#
+# The binaries go to
+#   ${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}/fixtures/<key>/
+# as <fixture>-<goversion>-<variant>, where <key> hashes the fixture sources,
+# the absolute source directory (DWARF and pclntab record absolute paths)
+# and this script: a second run reuses the binaries, a changed source
+# rebuilds them. Each binary is built under a temporary name and renamed, so
+# an interrupted run leaves no half-written binary behind. Builds run one at
+# a time and share one GOCACHE ($CACHE/gocache), so the standard library of
+# each toolchain/GOARCH/buildmode is compiled once.
+#
+# Go's environment is pinned so that nothing depends on $HOME or the network:
+# GOROOT, GOPATH, GOCACHE under the cache, GOENV=off, GOFLAGS empty,
+# GOTOOLCHAIN=local, GOPROXY=off.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$here/fixtures
+CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
+
+die() { echo "build-fixtures.sh: $*" >&2; exit 1; }
+
+FIXTURES="abi grow cgo"
+for f in $FIXTURES; do [ -f "$src/$f/main.go" ] || die "missing $src/$f/main.go"; done
+
+# The cache key: fixture sources (names and contents), their absolute
+# directory, this script.
+key=$( {
+  echo "srcdir $src"
+  for f in $FIXTURES; do
+    for file in "$src/$f"/*; do
+      [ -f "$file" ] || continue
+      echo "file ${file#"$src"/} $(sha256sum < "$file")"
+    done
+  done
+  echo "script $(sha256sum < "$0")"
+} | sha256sum | cut -c1-16)
+out=$CACHE/fixtures/$key
+mkdir -p "$out" "$CACHE/gocache" "$CACHE/gopath"
+# Mark this key as used and drop the binaries of keys unused for a week
+# (older fixture sources, other checkouts).
+touch "$out"
+find "$CACHE/fixtures" -mindepth 1 -maxdepth 1 -type d -mtime +7 -exec rm -rf {} + 2>/dev/null || true
+
+# Toolchains: "VERSION GOROOT" lines.
+toolchains=$("$here/go-toolchains.sh" "$@") || die "go-toolchains.sh failed"
+
+have_cc=yes
+command -v "${CC:-gcc}" >/dev/null 2>&1 || have_cc=no
+
+# variants FIXTURE: the variants built for that fixture.
+variants() {
+  case $1 in
+    cgo) [ "$have_cc" = yes ] && echo cgo || echo "build-fixtures.sh: no C compiler, cgo fixture skipped" >&2 ;;
+    *) echo default w sw pie arm64 ;;
+  esac
+}
+
+# build VERSION GOROOT FIXTURE VARIANT: build one binary unless it exists;
+# print its manifest line.
+build() {
+  local v=$1 goroot=$2 fixture=$3 variant=$4
+  local bin=$out/$fixture-$v-$variant goarch=amd64 cgo=0
+  local -a flags=()
+  case $variant in
+    default) ;;
+    w) flags=(-ldflags=-w) ;;
+    sw) flags=("-ldflags=-s -w") ;;
+    pie) flags=(-buildmode=pie) ;;
+    arm64) goarch=arm64 ;;
+    cgo) cgo=1 ;;
+    *) die "unknown variant $variant" ;;
+  esac
+  if [ ! -x "$bin" ]; then
+    local tmp
+    tmp=$(mktemp "$out/.tmp-$fixture-$v-$variant.XXXXXX")
+    if ! ( cd "$src/$fixture" &&
+           env GOROOT="$goroot" GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache" \
+             GOENV=off GOFLAGS= GO111MODULE=off GOTOOLCHAIN=local GOPROXY=off \
+             GOOS=linux GOARCH=$goarch CGO_ENABLED=$cgo \
+             "$goroot/bin/go" build "${flags[@]}" -o "$tmp" . ) >"$tmp.log" 2>&1; then
+      cat "$tmp.log" >&2
+      rm -f "$tmp" "$tmp.log"
+      die "go $v: building $fixture ($variant) failed"
+    fi
+    rm -f "$tmp.log"
+    mv -f "$tmp" "$bin"
+  fi
+  echo "$bin $v $variant $fixture $goarch"
+}
+
+# manifest.txt lists the whole matrix; a run for some versions only writes
+# manifest-<versions>.txt.
+if [ $# -eq 0 ]; then manifest=$out/manifest.txt
+else manifest=$out/manifest-$(echo "$*" | tr ' ' _).txt; fi
+{
+  while read -r v goroot; do
+    for fixture in $FIXTURES; do
+      for variant in $(variants "$fixture"); do
+        build "$v" "$goroot" "$fixture" "$variant"
+      done
+    done
+  done <<< "$toolchains"
+} > "$manifest.tmp.$$" || { rm -f "$manifest.tmp.$$"; exit 1; }
+mv -f "$manifest.tmp.$$" "$manifest"
+cat "$manifest"
