@@ -61,23 +61,6 @@ parse_opt (int key, char *arg, struct argp_state *state)
     }
 }
 
-/* The runtime functions that tapsets/go_runtime.stp builds its aliases on:
-   always generated, whatever the GLOBs.  */
-static const char *const runtime_events[] = {
-  "runtime.newstack", "runtime.newproc1", "runtime.goexit1",
-  "runtime.casgstatus", "runtime.gcStart", "runtime.gcMarkTermination",
-};
-
-static bool
-is_runtime_event (const char *name)
-{
-  for (size_t i = 0; i < sizeof runtime_events / sizeof runtime_events[0];
-       i++)
-    if (strcmp (name, runtime_events[i]) == 0)
-      return true;
-  return false;
-}
-
 int
 cmd_gen (int argc, char **argv)
 {
@@ -139,7 +122,7 @@ cmd_gen (int argc, char **argv)
   size_t n = 0;
   for (size_t i = 0; i < b.nfuncs; i++)
     if (name_matches (a.globs, a.nglobs, b.funcs[i].name, used)
-        || is_runtime_event (b.funcs[i].name))
+        || write_is_runtime_event (b.funcs[i].name))
       {
         int r = gobin_analyze (&b, &b.funcs[i]);
         if (r != EXIT_OK)

@@ -8,5 +8,7 @@
    subcommand's name.  */
 int cmd_list (int argc, char **argv);
 int cmd_gen (int argc, char **argv);
+int cmd_run (int argc, char **argv);
+int cmd_doctor (int argc, char **argv);
 
 #endif

@@ -24,6 +24,10 @@ static const struct command
 } COMMANDS[] = {
   { "list", cmd_list, "List the functions of a Go binary with their "
     "entry, body, RET sites and ABI" },
+  { "run", cmd_run, "Run stap on a Go program with the tapsets its script "
+    "uses" },
+  { "doctor", cmd_doctor, "Report what SystemTap here can do for Go "
+    "programs, and for a binary" },
   { "gen", cmd_gen, "Write SystemTap tapsets (probe aliases, constants) "
     "for a Go binary" },
 };

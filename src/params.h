@@ -57,6 +57,10 @@ void go_params_end (struct go_params_ctx *ctx);
    statement probes only inside such functions.  */
 bool go_params_has_subprogram (struct go_params_ctx *ctx, uint64_t pc);
 
+/* Does a row of the DWARF line table start at PC?  stap places a
+   statement probe elsewhere only in guru mode (facts.md 1).  */
+bool go_params_is_line_start (struct go_params_ctx *ctx, uint64_t pc);
+
 /* 0; -1 with SIG->error when the signature cannot be known; -2 out of
    memory (with a message).  */
 int go_signature (struct go_params_ctx *ctx, const struct go_bin *b,

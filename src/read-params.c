@@ -398,6 +398,9 @@ struct sub_index
   Dwarf *dw;
   struct { uint64_t pc; Dwarf_Off off; } *v;
   size_t n;
+  uint64_t *rows;       /* line-table row addresses, sorted; built lazily */
+  size_t nrows;
+  bool rows_done;
 };
 
 static int
@@ -488,6 +491,60 @@ go_params_has_subprogram (struct go_params_ctx *ctx, uint64_t pc)
   return ix != NULL && ix->dw != NULL && find_subprogram (ix, pc, &die);
 }
 
+static int
+compare_u64 (const void *a, const void *b)
+{
+  const uint64_t *x = a, *y = b;
+  return *x < *y ? -1 : *x > *y;
+}
+
+static void
+build_rows (struct sub_index *ix)
+{
+  ix->rows_done = true;
+  size_t cap = 0;
+  Dwarf_Off off = 0, next;
+  size_t hsize;
+  while (dwarf_nextcu (ix->dw, off, &next, &hsize, NULL, NULL, NULL) == 0)
+    {
+      Dwarf_Die cu;
+      Dwarf_Lines *lines;
+      size_t n;
+      if (dwarf_offdie (ix->dw, off + hsize, &cu) != NULL
+          && dwarf_getsrclines (&cu, &lines, &n) == 0)
+        for (size_t i = 0; i < n; i++)
+          {
+            Dwarf_Addr a;
+            Dwarf_Line *l = dwarf_onesrcline (lines, i);
+            if (l == NULL || dwarf_lineaddr (l, &a) != 0)
+              continue;
+            if (ix->nrows == cap)
+              {
+                cap = cap ? 2 * cap : 4096;
+                void *nv = reallocarray (ix->rows, cap, sizeof *ix->rows);
+                if (nv == NULL)
+                  return;
+                ix->rows = nv;
+              }
+            ix->rows[ix->nrows++] = a;
+          }
+      off = next;
+    }
+  qsort (ix->rows, ix->nrows, sizeof *ix->rows, compare_u64);
+}
+
+bool
+go_params_is_line_start (struct go_params_ctx *ctx, uint64_t pc)
+{
+  struct sub_index *ix = (struct sub_index *) ctx;
+  if (ix == NULL || ix->dw == NULL)
+    return false;
+  if (!ix->rows_done)
+    build_rows (ix);
+  return bsearch (&pc, ix->rows, ix->nrows, sizeof *ix->rows, compare_u64)
+    != NULL;
+}
+
 void
 go_params_end (struct go_params_ctx *ctx)
 {
@@ -497,6 +554,7 @@ go_params_end (struct go_params_ctx *ctx)
   if (ix->dw != NULL)
     dwarf_end (ix->dw);
   free (ix->v);
+  free (ix->rows);
   free (ix);
 }
 

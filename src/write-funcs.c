@@ -31,6 +31,23 @@
 #include "stp-write.h"
 #include "write.h"
 
+/* The runtime functions that tapsets/go_runtime.stp builds its aliases on:
+   gen and run always generate them.  */
+static const char *const runtime_events[] = {
+  "runtime.newstack", "runtime.newproc1", "runtime.goexit1",
+  "runtime.casgstatus", "runtime.gcStart", "runtime.gcMarkTermination",
+};
+
+bool
+write_is_runtime_event (const char *name)
+{
+  for (size_t i = 0; i < sizeof runtime_events / sizeof runtime_events[0];
+       i++)
+    if (strcmp (name, runtime_events[i]) == 0)
+      return true;
+  return false;
+}
+
 /* process("PATH").statement(0xADDR)  */
 static void
 statement (FILE *f, const struct go_bin *b, uint64_t addr)

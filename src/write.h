@@ -15,6 +15,9 @@ int write_target (const struct go_bin *b, const struct go_layout *l,
 int write_funcs (const struct go_bin *b, const struct go_func *const *sel,
                  size_t n, const char *dir);
 
+/* Is NAME one of the runtime functions the static runtime aliases use?  */
+bool write_is_runtime_event (const char *name);
+
 /* The statements that set an alias's locals from SIG's arguments (or
    results), SP being the expression of entry SP (SP at a RET).  */
 void write_locals (FILE *f, const struct go_bin *b,

@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/deps.sh test
 autoreconf -fi >/dev/null 2>&1
+# An in-tree configuration would stop the out-of-tree build below.
+if [ -f config.status ]; then make -s distclean >/dev/null 2>&1 || true; fi
 rm -rf _build
 mkdir _build
 cd _build

@@ -1,0 +1,154 @@
+/* cmd-doctor.c: gostap doctor [BINARY]
+
+   Reports what SystemTap on this machine can do for Go programs, and for
+   BINARY what will work (entry probes, RET probes, arguments, backtraces)
+   and why not.  One line a fact: "ok", "NO" or "??" (unknown), then why. */
+
+#include "config.h"
+
+#include <argp.h>
+#include <error.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "gobin.h"
+#include "run.h"
+
+/* Set by parse_opt.  */
+struct doctor_args
+{
+  const char *binary;
+};
+
+static error_t
+parse_opt (int key, char *arg, struct argp_state *state)
+{
+  struct doctor_args *a = state->input;
+  switch (key)
+    {
+    case ARGP_KEY_ARG:
+      if (a->binary != NULL)
+        argp_error (state, "one binary at most");
+      a->binary = arg;
+      return 0;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+}
+
+static void
+line (const char *status, const char *what, const char *why)
+{
+  printf ("%-3s %-22s %s\n", status, what, why);
+}
+
+int
+cmd_doctor (int argc, char **argv)
+{
+  static const struct argp argp = {
+    NULL, parse_opt, "[BINARY]",
+    "Report what SystemTap here can do for Go programs, and what will work "
+    "for BINARY."
+    "\vEach line: ok, NO or ?? (unknown), the fact, and why.\n\n"
+    "Exit status: 0 (whatever it reports), 2 BINARY is not a usable Go "
+    "binary, 64 usage error.\n\n"
+    "Examples:\n"
+    "  gostap doctor\n"
+    "  gostap doctor ./server",
+    NULL, NULL, NULL,
+  };
+  struct doctor_args a = { 0 };
+  if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
+    return EXIT_USAGE;
+
+  char buf[512];
+  int sM, sm, dM, dm;
+  bool have_stap = run_stap_versions (&sM, &sm, &dM, &dm) == 0;
+  bool new_dw = have_stap && (dM > 0 || dm >= 191);
+  if (!have_stap)
+    line ("NO", "stap", "not found: install the systemtap package");
+  else
+    {
+      snprintf (buf, sizeof buf, "SystemTap %d.%d (%s)", sM, sm,
+                run_stap_program ());
+      line (sM >= 4 ? "ok" : "NO", "stap", buf);
+      snprintf (buf, sizeof buf, "%d.%d: %s", dM, dm, new_dw
+                ? "resolves statement probes in Go code"
+                : "finds no DWARF unit for Go code (no .debug_aranges): "
+                "0.191+ needed for RET probes and arguments");
+      line (new_dw ? "ok" : "NO", "libdw", buf);
+    }
+  line (geteuid () == 0 ? "ok" : "NO", "privileges",
+        geteuid () == 0 ? "root" : "not root: needs root or group stapdev");
+  bool tracefs = access ("/sys/kernel/tracing/uprobe_events", F_OK) == 0
+    || access ("/sys/kernel/debug/tracing/uprobe_events", F_OK) == 0;
+  line (tracefs ? "ok" : "??", "uprobes", tracefs
+        ? "uprobe_events present" : "tracefs not mounted: cannot tell");
+  bool modules = access ("/proc/modules", F_OK) == 0;
+  line (modules ? "ok" : "NO", "kernel modules", modules
+        ? "the kernel loads modules"
+        : "no /proc/modules: SystemTap's runtime cannot load here (run it "
+        "in a VM, see testsuite/e2e)");
+  struct utsname u;
+  if (uname (&u) == 0)
+    {
+      char path[400];
+      snprintf (path, sizeof path, "/lib/modules/%s/build", u.release);
+      bool tree = access (path, F_OK) == 0;
+      snprintf (buf, sizeof buf, "%s%s", path, tree ? ""
+                : " missing: install kernel-devel (RHEL) or linux-headers "
+                "(Debian) for this kernel");
+      line (tree ? "ok" : "NO", "kernel build tree", buf);
+    }
+  line ("ok", "kernel debuginfo", "not needed for process probes");
+  if (a.binary == NULL)
+    return EXIT_OK;
+
+  struct go_bin b;
+  int ret = gobin_open (&b, a.binary);
+  if (ret != EXIT_OK)
+    {
+      gobin_close (&b);
+      return ret;
+    }
+  snprintf (buf, sizeof buf, "%s, %s, %s%s", b.go_version[0]
+            ? b.go_version : "Go version unknown", arch_name (b.arch),
+            b.pie ? "PIE" : "not PIE", b.cgo ? ", cgo" : "");
+  line ("ok", "binary", buf);
+  snprintf (buf, sizeof buf, b.has_dwarf ? "DWARF %d" : "none (-ldflags=-w)",
+            b.dwarf_version);
+  line (b.has_dwarf ? "ok" : "NO", "DWARF", buf);
+  line (b.has_symtab ? "ok" : "NO", ".symtab", b.has_symtab ? "present"
+        : "none (-ldflags=-s)");
+  if (b.has_dwarf && new_dw)
+    line ("ok", "entry probes", "after the stack check, once per call");
+  else if (b.has_symtab)
+    line ("ok", "entry probes", b.has_dwarf
+          ? "by name only (libdw too old): at the first instruction, twice "
+          "when the stack grows"
+          : "by name only (no DWARF): at the first instruction, twice when "
+          "the stack grows");
+  else
+    line ("NO", "entry probes", "no DWARF and no .symtab");
+  line (b.has_dwarf && new_dw ? "ok" : "NO", "RET probes", b.has_dwarf
+        ? (new_dw ? "statement probes at every RET (stap -g)"
+           : "need libdw 0.191+") : "need DWARF");
+  line (b.has_dwarf && new_dw ? "ok" : "NO", "arguments, results",
+        b.has_dwarf ? (new_dw ? "from DWARF types and Go's ABI; floats "
+                       "are not readable by scripts" : "need libdw 0.191+")
+        : "need DWARF types");
+  bool frames = b.has_dwarf;
+  if (!frames)
+    line ("NO", "backtraces", "no .debug_frame (-w drops it)");
+  else if (b.dwarf_version >= 5 && have_stap && sM == 5 && sm <= 1)
+    line ("NO", "backtraces", "SystemTap 5.1 cannot read DWARF 5 line "
+          "tables for print_ubacktrace_fileline");
+  else
+    line ("ok", "backtraces", "print_ubacktrace_fileline with -d BINARY");
+  gobin_close (&b);
+  return EXIT_OK;
+}

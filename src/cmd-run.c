@@ -1,0 +1,504 @@
+/* cmd-run.c: gostap run [-c CMD | -x PID | -t BINARY] [STAP-OPTIONS...]
+                         SCRIPT [SCRIPT-ARGS...]
+
+   Reads like stap's own command line: options before the script are
+   stap's (gostap takes -t, reads -c and -x and passes them on), words
+   after it are the script's.  Finds the Go binary, generates the tapsets
+   the script uses (cached per binary), checks what would fail, and execs
+   stap with -I for the generated and static tapsets, -d BINARY, and -g
+   only when a probe address needs it.  */
+
+#include "config.h"
+
+#include <errno.h>
+#include <error.h>
+#include <fnmatch.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "gobin.h"
+#include "layout.h"
+#include "params.h"
+#include "probe-name.h"
+#include "run.h"
+#include "write.h"
+
+/* stap's options that take an argument (stap --help, 4.8 - 5.x).  */
+static const char stap_arg_opts[] = "pIDBGRramoEcxSdTse";
+static const char *const stap_long_arg_opts[] = { "--vp", "--modinfo",
+                                                  NULL };
+
+static void
+usage (void)
+{
+  fputs ("Usage: gostap run [-c CMD | -x PID | -t BINARY] [STAP-OPTIONS...] "
+         "SCRIPT [ARG...]\n"
+         "   or: gostap run [-c CMD | -x PID | -t BINARY] [STAP-OPTIONS...] "
+         "-e 'SCRIPT' [ARG...]\n"
+         "Run SystemTap on a Go program with gostap's tapsets.\n\n"
+         "  -t BINARY   the Go binary to probe (else the program of -c, or\n"
+         "              /proc/PID/exe of -x)\n"
+         "  -c CMD, -x PID, and every other option before SCRIPT are stap's\n"
+         "              and passed on; -v also prints the stap command\n"
+         "  --help      this text\n\n"
+         "Generates (and caches under $XDG_CACHE_HOME/gostap) the go.func\n"
+         "aliases SCRIPT names, wildcards included, adds -I for them and for\n"
+         "the static tapsets (" GOSTAP_TAPSETDIR ", or $GOSTAP_TAPSETS),\n"
+         "-d BINARY for backtraces, and -g only when a probe address needs\n"
+         "it.  Checks first that stap, libdw >= 0.191, privileges and\n"
+         "uprobes are there (GOSTAP_NO_PREFLIGHT=1 skips that).\n\n"
+         "Exit status: stap's; 1 error, 2 not a usable Go binary, 64 usage.\n\n"
+         "Examples:\n"
+         "  gostap run -c ./server examples/newstack.stp 1000\n"
+         "  gostap run -x 4242 examples/funclatency.stp 'main.*'\n"
+         "  gostap run -t ./server -p2 -e 'probe go.func.main.handle "
+         "{ println(goid) }'\n", stdout);
+}
+
+static bool
+takes_arg (const char *opt)
+{
+  if (opt[0] == '-' && opt[1] == '-')
+    {
+      for (int i = 0; stap_long_arg_opts[i] != NULL; i++)
+        if (strcmp (opt, stap_long_arg_opts[i]) == 0)
+          return true;
+      return false;
+    }
+  /* "-p2" carries its argument; "-p" takes the next word.  */
+  return opt[1] != '\0' && opt[2] == '\0' && strchr (stap_arg_opts, opt[1]);
+}
+
+/* The program of -c: the first word, looked up in PATH like a shell.  */
+static char *
+command_program (const char *cmd)
+{
+  size_t n = strcspn (cmd, " \t");
+  char *word = strndup (cmd + strspn (cmd, " \t"), n);
+  if (word == NULL)
+    return NULL;
+  word[strcspn (word, " \t")] = '\0';
+  if (strchr (word, '/') != NULL)
+    return word;
+  const char *path = getenv ("PATH");
+  char *dirs = strdup (path ? path : "/usr/bin:/bin");
+  char *found = NULL, *save = NULL;
+  for (char *d = strtok_r (dirs, ":", &save); d && !found;
+       d = strtok_r (NULL, ":", &save))
+    {
+      char *cand;
+      if (asprintf (&cand, "%s/%s", *d ? d : ".", word) < 0)
+        break;
+      if (access (cand, X_OK) == 0)
+        found = cand;
+      else
+        free (cand);
+    }
+  free (dirs);
+  if (found == NULL)
+    error (0, 0, "%s: command not found in PATH", word);
+  free (word);
+  return found;
+}
+
+/* Component-wise glob match of a probe point against an alias.  */
+static bool
+match_components (const char *pattern, const char *alias)
+{
+  while (*pattern && *alias)
+    {
+      size_t pn = strcspn (pattern, "."), an = strcspn (alias, ".");
+      char pc[512], ac[512];
+      if (pn >= sizeof pc || an >= sizeof ac)
+        return false;
+      memcpy (pc, pattern, pn);
+      pc[pn] = '\0';
+      memcpy (ac, alias, an);
+      ac[an] = '\0';
+      if (fnmatch (pc, ac, 0) != 0)
+        return false;
+      pattern += pn + (pattern[pn] == '.');
+      alias += an + (alias[an] == '.');
+    }
+  return *pattern == '\0' && *alias == '\0';
+}
+
+/* Does the script name function F's entry alias (*RET false) or return
+   alias (*RET true)?  */
+static bool
+script_uses (const struct run_script *s, const char *alias, bool *ret)
+{
+  char full[1024];
+  bool any = false;
+  *ret = false;
+  snprintf (full, sizeof full, "go.func.%s", alias);
+  for (size_t i = 0; i < s->npatterns; i++)
+    {
+      if (match_components (s->patterns[i], full))
+        any = true;
+      char fr[1100];
+      snprintf (fr, sizeof fr, "%s.return", full);
+      if (match_components (s->patterns[i], fr))
+        any = *ret = true;
+    }
+  return any;
+}
+
+/* FNV-1a, for cache keys.  */
+static uint64_t
+fnv (uint64_t h, const void *data, size_t n)
+{
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+static char *
+cache_root (void)
+{
+  const char *x = getenv ("XDG_CACHE_HOME"), *home = getenv ("HOME");
+  char *r = NULL;
+  if (x != NULL && x[0] == '/')
+    {
+      if (asprintf (&r, "%s/gostap", x) < 0)
+        r = NULL;
+    }
+  else if (home != NULL && asprintf (&r, "%s/.cache/gostap", home) < 0)
+    r = NULL;
+  return r;
+}
+
+static int
+mkdirs (const char *path)
+{
+  char buf[PATH_MAX];
+  if (snprintf (buf, sizeof buf, "%s", path) >= (int) sizeof buf)
+    return -1;
+  for (char *p = buf + 1; *p; p++)
+    if (*p == '/')
+      {
+        *p = '\0';
+        if (mkdir (buf, 0755) != 0 && errno != EEXIST)
+          return -1;
+        *p = '/';
+      }
+  return mkdir (buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Generate the tapsets SCRIPT needs for B into the cache; return the
+   directory (malloc'd) and whether stap needs -g.  */
+static char *
+generate (struct go_bin *b, const struct run_script *s, bool *guru,
+          int *status)
+{
+  char *dir = NULL, *root = NULL, *tmp = NULL;
+  const struct go_func **sel = calloc (b->nfuncs, sizeof *sel);
+  bool *want_ret = calloc (b->nfuncs, sizeof *want_ret);
+  *status = EXIT_ERROR;
+  if (sel == NULL || want_ret == NULL)
+    goto out;
+  size_t n = 0;
+  uint64_t h = 0xcbf29ce484222325ULL;
+  struct stat st;
+  if (stat (b->abspath, &st) != 0)
+    {
+      error (0, errno, "%s: stat", b->abspath);
+      goto out;
+    }
+  /* The binary's identity, then the selection.  */
+  h = fnv (h, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
+  h = fnv (h, b->build_id, strlen (b->build_id));
+  h = fnv (h, b->abspath, strlen (b->abspath) + 1);
+  h = fnv (h, &st.st_size, sizeof st.st_size);
+  h = fnv (h, &st.st_mtim, sizeof st.st_mtim);
+  uint64_t binkey = h;
+  bool any_ret = false;
+  for (size_t i = 0; i < b->nfuncs; i++)
+    {
+      struct go_func *f = &b->funcs[i];
+      if (f->wrapper)
+        continue;
+      bool ret = false, use = write_is_runtime_event (f->name);
+      if (!use || s->npatterns > 0)
+        {
+          char *alias = func_probe_name (f);
+          if (alias == NULL)
+            goto out;
+          bool u = script_uses (s, alias, &ret);
+          free (alias);
+          use = use || u;
+        }
+      if (!use)
+        continue;
+      int r = gobin_analyze (b, f);
+      if (r != EXIT_OK)
+        {
+          *status = r;
+          goto out;
+        }
+      want_ret[n] = ret;
+      any_ret |= ret;
+      sel[n++] = f;
+      h = fnv (h, &f->entry, sizeof f->entry);
+    }
+  *guru = any_ret || s->runtime_returns;
+  root = cache_root ();
+  if (root == NULL
+      || asprintf (&dir, "%s/%016" PRIx64 "/%016" PRIx64, root, binkey, h) < 0)
+    {
+      error (0, 0, "cannot name the cache directory (HOME unset?)");
+      dir = NULL;
+      goto out;
+    }
+  char guru_file[PATH_MAX];
+  snprintf (guru_file, sizeof guru_file, "%s/needs-guru", dir);
+  if (access (dir, F_OK) == 0)
+    {
+      *guru |= access (guru_file, F_OK) == 0;
+      *status = EXIT_OK;        /* a cache hit */
+      goto out;
+    }
+  char *parent = strndup (dir, (size_t) (strrchr (dir, '/') - dir));
+  if (parent == NULL || mkdirs (parent) != 0
+      || asprintf (&tmp, "%s/.tmp.XXXXXX", parent) < 0)
+    {
+      error (0, errno, "cannot create the cache directory '%s'", dir);
+      free (parent);
+      tmp = NULL;
+      goto out;
+    }
+  free (parent);
+  if (mkdtemp (tmp) == NULL)
+    {
+      error (0, errno, "cannot create a directory in the cache");
+      free (tmp);
+      tmp = NULL;
+      goto out;
+    }
+  struct go_layout layout;
+  if (gobin_runtime_layout (b, &layout) != 0)
+    {
+      *status = EXIT_BADINPUT;
+      goto out;
+    }
+  /* Entry aliases at addresses that start no line-table row need -g too.  */
+  struct go_params_ctx *pc = go_params_begin (b);
+  for (size_t i = 0; pc != NULL && i < n && !*guru; i++)
+    if (!go_params_is_line_start (pc, sel[i]->code.body))
+      *guru = true;
+  go_params_end (pc);
+  if (write_target (b, &layout, tmp) != 0 || write_funcs (b, sel, n, tmp) != 0)
+    goto out;
+  if (*guru)
+    {
+      char g[PATH_MAX];
+      snprintf (g, sizeof g, "%s/needs-guru", tmp);
+      FILE *f = fopen (g, "w");
+      if (f == NULL || fclose (f) != 0)
+        goto out;
+    }
+  if (rename (tmp, dir) != 0 && errno != ENOTEMPTY && errno != EEXIST)
+    {
+      error (0, errno, "cannot rename '%s' to '%s'", tmp, dir);
+      goto out;
+    }
+  *status = EXIT_OK;
+out:
+  if (tmp != NULL)
+    {
+      /* Left over after a failure or a lost race: remove it.  */
+      if (access (tmp, F_OK) == 0)
+        run_remove_tree (tmp);
+      free (tmp);
+    }
+  free (root);
+  free (sel);
+  free (want_ret);
+  if (*status != EXIT_OK)
+    {
+      free (dir);
+      dir = NULL;
+    }
+  return dir;
+}
+
+int
+cmd_run (int argc, char **argv)
+{
+  const char *target = NULL, *cmd = NULL, *pid = NULL, *script = NULL;
+  const char *inline_script = NULL, *pass = NULL;
+  bool verbose = false;
+  int script_at = -1;
+  struct run_script s = { 0 };
+  struct go_bin b;
+  bool opened = false;
+  char *program = NULL, *gendir = NULL, *binpath = NULL;
+  char **sargv = NULL;
+  int ret = EXIT_USAGE;
+
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if (strcmp (a, "--help") == 0 || strcmp (a, "-h") == 0)
+        {
+          usage ();
+          return EXIT_OK;
+        }
+      if (strcmp (a, "--") == 0)
+        {
+          script_at = i + 1;
+          break;
+        }
+      if (a[0] != '-' || a[1] == '\0')
+        {
+          script_at = i;
+          break;
+        }
+      if (takes_arg (a) && i + 1 >= argc)
+        {
+          error (0, 0, "option '%s' needs an argument", a);
+          return EXIT_USAGE;
+        }
+      if (strcmp (a, "-t") == 0)
+        target = argv[++i];
+      else if (strcmp (a, "-c") == 0)
+        cmd = argv[++i];
+      else if (strcmp (a, "-x") == 0)
+        pid = argv[++i];
+      else if (strcmp (a, "-e") == 0)
+        {
+          inline_script = argv[++i];
+          script_at = i + 1;
+          break;
+        }
+      else if (strcmp (a, "-v") == 0)
+        verbose = true;
+      else if (strncmp (a, "-p", 2) == 0)
+        pass = a[2] ? a + 2 : argv[i + 1];
+      if (takes_arg (a) && strcmp (a, "-t") != 0 && strcmp (a, "-c") != 0
+          && strcmp (a, "-x") != 0)
+        i++;
+    }
+  if (inline_script == NULL)
+    {
+      if (script_at < 0 || script_at >= argc)
+        {
+          error (0, 0, "no script given; see 'gostap run --help'");
+          return EXIT_USAGE;
+        }
+      script = argv[script_at];
+    }
+  if (target == NULL && cmd == NULL && pid == NULL)
+    {
+      error (0, 0, "no target: give -c CMD, -x PID or -t BINARY");
+      return EXIT_USAGE;
+    }
+
+  ret = EXIT_ERROR;
+  if (target != NULL)
+    program = strdup (target);
+  else if (cmd != NULL)
+    program = command_program (cmd);
+  else if (asprintf (&program, "/proc/%s/exe", pid) < 0)
+    program = NULL;
+  if (program == NULL)
+    goto out;
+  if (run_read_script (&s, script, inline_script) != 0)
+    goto out;
+
+  ret = gobin_open (&b, program);
+  opened = true;
+  if (ret != EXIT_OK)
+    {
+      if (ret == EXIT_BADINPUT)
+        error (0, 0, "%s: the target is not a Go binary gostap can probe",
+               program);
+      goto out;
+    }
+  if (!b.has_dwarf && !b.has_symtab)
+    {
+      error (0, 0, "%s: no DWARF and no .symtab (built with -ldflags='-s "
+             "-w'?): SystemTap can place no probe in it", program);
+      ret = EXIT_BADINPUT;
+      goto out;
+    }
+  bool guru = false;
+  gendir = generate (&b, &s, &guru, &ret);
+  if (gendir == NULL)
+    goto out;
+
+  bool runs = pass == NULL || atoi (pass) >= 5;
+  const char *nopf = getenv ("GOSTAP_NO_PREFLIGHT");
+  if ((nopf == NULL || strcmp (nopf, "1") != 0)
+      && run_preflight (b.has_dwarf, runs) != 0)
+    {
+      ret = EXIT_ERROR;
+      goto out;
+    }
+
+  /* stap -I GEN -I STATIC -d BINARY [-g] OPTIONS... SCRIPT ARGS...  */
+  const char *stap = getenv ("GOSTAP_STAP");
+  const char *tapsets = getenv ("GOSTAP_TAPSETS");
+  int end = script_at < 0 ? argc : script_at;
+  sargv = calloc ((size_t) argc + 12, sizeof *sargv);
+  if (sargv == NULL)
+    goto out;
+  int k = 0;
+  sargv[k++] = (char *) (stap ? stap : "stap");
+  sargv[k++] = (char *) "-I";
+  sargv[k++] = gendir;
+  sargv[k++] = (char *) "-I";
+  sargv[k++] = (char *) (tapsets ? tapsets : GOSTAP_TAPSETDIR);
+  binpath = strdup (b.abspath);
+  if (binpath == NULL)
+    goto out;
+  sargv[k++] = (char *) "-d";
+  sargv[k++] = binpath;
+  if (guru)
+    sargv[k++] = (char *) "-g";
+  for (int i = 1; i < end; i++)
+    {
+      if (strcmp (argv[i], "-t") == 0)
+        {
+          i++;
+          continue;
+        }
+      if (strcmp (argv[i], "--") == 0)
+        break;
+      sargv[k++] = argv[i];
+    }
+  for (int i = end; i < argc; i++)
+    sargv[k++] = argv[i];
+  sargv[k] = NULL;
+  if (verbose)
+    {
+      fputs ("gostap: running:", stderr);
+      for (int i = 0; i < k; i++)
+        fprintf (stderr, " %s", sargv[i]);
+      fputc ('\n', stderr);
+    }
+  fflush (NULL);
+  gobin_close (&b);
+  opened = false;
+  execvp (sargv[0], sargv);
+  error (0, errno, "cannot run '%s'", sargv[0]);
+  ret = EXIT_ERROR;
+out:
+  if (opened)
+    gobin_close (&b);
+  run_script_free (&s);
+  free (sargv);
+  free (program);
+  free (gendir);
+  free (binpath);
+  return ret;
+}
