@@ -66,26 +66,43 @@ struct assign
   unsigned i, fp;               /* next free ones */
 };
 
-/* Type facts read from a DWARF type DIE.  */
+/* Type facts read from a DWARF type DIE.  The Go kind is taken from the
+   outermost DIE that has one: a named type (a typedef such as "error")
+   carries its own kind, while the DIE it names may be a plain struct
+   (runtime.iface).  *T becomes the peeled type, for its members.  */
 static bool
 type_info (Dwarf_Die *t, int *kind, uint64_t *size)
 {
-  Dwarf_Die peeled;
-  if (dwarf_peel_type (t, &peeled) != 0)
-    return false;
-  *t = peeled;
   Dwarf_Attribute a;
   Dwarf_Word w;
-  if (dwarf_attr (t, DW_AT_go_kind, &a) == NULL || dwarf_formudata (&a, &w)
-      != 0)
+  bool have_kind = false;
+  Dwarf_Die cur = *t;
+  for (int depth = 0; depth < MAX_DEPTH; depth++)
+    {
+      if (!have_kind && dwarf_attr (&cur, DW_AT_go_kind, &a) != NULL
+          && dwarf_formudata (&a, &w) == 0)
+        {
+          *kind = (int) w;
+          have_kind = true;
+        }
+      int tag = dwarf_tag (&cur);
+      if (tag != DW_TAG_typedef && tag != DW_TAG_const_type
+          && tag != DW_TAG_volatile_type)
+        break;
+      Dwarf_Die next;
+      if (dwarf_attr (&cur, DW_AT_type, &a) == NULL
+          || dwarf_formref_die (&a, &next) == NULL)
+        return false;
+      cur = next;
+    }
+  *t = cur;
+  if (!have_kind)
     {
       /* Pointer types carry no kind in older releases.  */
-      if (dwarf_tag (t) == DW_TAG_pointer_type)
-        w = K_PTR;
-      else
+      if (dwarf_tag (t) != DW_TAG_pointer_type)
         return false;
+      *kind = K_PTR;
     }
-  *kind = (int) w;
   if (dwarf_attr (t, DW_AT_byte_size, &a) == NULL
       || dwarf_formudata (&a, &w) != 0)
     {
@@ -337,14 +354,15 @@ static int
 assign_value (struct assign *s, Dwarf_Die *type, bool regabi,
               uint64_t *stack, struct go_value *v)
 {
-  Dwarf_Die t = *type;
+  Dwarf_Die t = *type, orig = *type;
   int kind;
   uint64_t size;
   struct walk *w = calloc (1, sizeof *w);
   if (w == NULL)
     return -2;
   int ret = -1;
-  if (!type_info (&t, &kind, &size) || walk_type (w, &t, 0, "", 0) != 0)
+  /* walk_type reads the kind itself, from the unpeeled type.  */
+  if (!type_info (&t, &kind, &size) || walk_type (w, &orig, 0, "", 0) != 0)
     goto out;
   v->size = size;
   v->kind = kind;

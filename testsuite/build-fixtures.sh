@@ -46,17 +46,25 @@ CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
 
 die() { echo "build-fixtures.sh: $*" >&2; exit 1; }
 
-FIXTURES="abi grow cgo"
-for f in $FIXTURES; do [ -f "$src/$f/main.go" ] || die "missing $src/$f/main.go"; done
+FIXTURES="abi grow cgo demo"
+# fixture_dir FIXTURE: its source directory; the demo program of the
+# examples is built too, for the CLI and end-to-end tests.
+fixture_dir() {
+  case $1 in
+    demo) echo "$here/../examples/demo" ;;
+    *) echo "$src/$1" ;;
+  esac
+}
+for f in $FIXTURES; do [ -f "$(fixture_dir "$f")/main.go" ] || die "missing $(fixture_dir "$f")/main.go"; done
 
 # The cache key: fixture sources (names and contents), their absolute
 # directory, this script.
 key=$( {
   echo "srcdir $src"
   for f in $FIXTURES; do
-    for file in "$src/$f"/*; do
+    for file in "$(fixture_dir "$f")"/*; do
       [ -f "$file" ] || continue
-      echo "file ${file#"$src"/} $(sha256sum < "$file")"
+      echo "file $f/${file##*/} $(sha256sum < "$file")"
     done
   done
   echo "script $(sha256sum < "$0")"
@@ -78,6 +86,7 @@ command -v "${CC:-gcc}" >/dev/null 2>&1 || have_cc=no
 variants() {
   case $1 in
     cgo) [ "$have_cc" = yes ] && echo cgo || echo "build-fixtures.sh: no C compiler, cgo fixture skipped" >&2 ;;
+    demo) echo default ;;
     *) echo default w sw pie arm64 ;;
   esac
 }
@@ -100,7 +109,7 @@ build() {
   if [ ! -x "$bin" ]; then
     local tmp
     tmp=$(mktemp "$out/.tmp-$fixture-$v-$variant.XXXXXX")
-    if ! ( cd "$src/$fixture" &&
+    if ! ( cd "$(fixture_dir "$fixture")" &&
            env GOROOT="$goroot" GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache" \
              GOENV=off GOFLAGS= GO111MODULE=off GOTOOLCHAIN=local GOPROXY=off \
              GOOS=linux GOARCH=$goarch CGO_ENABLED=$cgo \

@@ -1,0 +1,114 @@
+#!/bin/bash
+# The generated tapsets under the real SystemTap translator (passes 1-2,
+# stap -p2: no kernel module is built), with libdw >= 0.191 so numeric
+# statement probes resolve on Go binaries (testsuite/stap-env.sh):
+#  - for every amd64 fixture binary with DWARF (default, PIE, cgo builds of
+#    every Go release), a script using the entry and the return alias of
+#    EVERY function elaborates, and stap reports exactly as many probes as
+#    the tapsets define (process(...) probe points in go_funcs.stp plus one
+#    pairing probe per go_pair_*.stp): no alias is silently dropped;
+#  - a script using every static alias of tapsets/ and printing their
+#    locals elaborates for each of those binaries;
+#  - -w builds (no DWARF): the by-name entry aliases elaborate;
+#  - a binary whose pclntab name was patched to carry '"', '%{', '}', a
+#    newline and '*/' gives tapsets stap parses, with the probe count
+#    expected: nothing injected.
+# arm64 binaries are not elaborated: stap resolves process probes only for
+# the host's architecture.
+. "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
+
+st=0
+envsh=$("$testsuite/stap-env.sh") || st=$?
+[ "$st" = 77 ] && skip "no SystemTap translator with libdw >= 0.191 here (stap-env.sh)"
+[ "$st" = 0 ] || hard_error "stap-env.sh failed ($st)"
+eval "$envsh"
+tapsets=$top_srcdir/tapsets
+
+# elaborate DIR SCRIPT: run stap -p2, print the probe count.
+elaborate () {
+  $STAP -g -p2 -v -I "$1" -I "$tapsets" "$2" >/dev/null 2>"$tmp/stap.err" || return 1
+  sed -n 's/^Pass 2: analyzed script: \([0-9]*\) probes.*/\1/p' "$tmp/stap.err"
+}
+# all_aliases DIR: a script naming every go.func alias of DIR.
+all_aliases () {
+  grep -o '^probe go\.func[^ ]*' "$1/go_funcs.stp" | sed 's/$/ { }/'
+}
+expected_probes () {
+  echo $(( $(grep -o 'process("' "$1/go_funcs.stp" | wc -l) + $(ls "$1" | grep -c '^go_pair_') ))
+}
+
+cat > "$tmp/static.stp" <<'STP'
+probe go.runtime.newstack {
+  printf("%d %d %d %d %x %x %x %x %x %x\n", goid, old_size, new_size,
+         preempt, morebuf_pc, morebuf_sp, morebuf_lr, sched_pc, sched_sp,
+         sched_bp)
+}
+probe go.goroutine.create { printf("%d %d\n", goid, parent_goid) }
+probe go.goroutine.exit { printf("%d\n", goid) }
+probe go.goroutine.state { printf("%d %d %d\n", goid, old, new) }
+probe go.gc.start, go.gc.done { printf("%d\n", goid) }
+probe end {
+  printf("%d %d %d %d %d %d %s %s %s %d\n", go_g(), go_goid(), go_m(),
+         go_curg(), go_curg_goid(), go_stack_hi() - go_stack_lo(),
+         go_string(0, 0), go_target_path(), go_target_version(),
+         go_unpaired_calls())
+}
+STP
+
+total_aliases=0
+total_probes=0
+fixture_manifest > "$tmp/manifest"
+while read -r bin ver variant fixture arch; do
+  [ "$arch" = amd64 ] || continue
+  case $variant in default|pie|cgo|w) ;; *) continue ;; esac
+  out=$tmp/$(basename "$bin")
+  "$GOSTAP" gen "$bin" -o "$out" 2>"$tmp/err" || { fail "gen $bin: $(cat "$tmp/err")"; continue; }
+  all_aliases "$out" > "$tmp/all.stp"
+  n=$(wc -l < "$tmp/all.stp")
+  want=$(expected_probes "$out")
+  checks=$((checks + 1))
+  if ! got=$(elaborate "$out" "$tmp/all.stp"); then
+    fail "stap -p2 of all $n aliases of $bin: $(grep -v '^WARNING' "$tmp/stap.err" | head -5)"
+  elif [ "$got" != "$want" ]; then
+    fail "$bin: stap elaborated $got probes, the tapsets define $want"
+  else
+    echo "ok - Go $ver $variant $fixture: $n aliases, $got probes elaborated"
+    total_aliases=$((total_aliases + n))
+    total_probes=$((total_probes + got))
+  fi
+  if [ "$variant" != w ]; then
+    checks=$((checks + 1))
+    if elaborate "$out" "$tmp/static.stp" > /dev/null; then
+      echo "ok - Go $ver $variant $fixture: every static alias elaborates"
+    else
+      fail "static aliases on $bin: $(grep -v '^WARNING' "$tmp/stap.err" | head -5)"
+    fi
+  fi
+done < "$tmp/manifest"
+
+# Hostile names (see run-gen.sh): the patched binary's tapsets elaborate.
+gobin=$(awk '$2 == "1.22" && $3 == "default" && $4 == "abi" { print $1; exit }' "$tmp/manifest")
+name=$("$GOSTAP" list "$gobin" 'main.*' | awk 'length($7) >= 16 { print $7; exit }')
+cp "$gobin" "$tmp/hostile"
+python3 - "$tmp/hostile" "$name" <<'PY'
+import subprocess, sys
+path, name = sys.argv[1], sys.argv[2].encode()
+sec = [l.split() for l in subprocess.check_output(['readelf', '-SW', path]).decode().splitlines() if ' .gopclntab ' in l][0]
+i = sec.index('.gopclntab')
+off, size = int(sec[i + 3], 16), int(sec[i + 4], 16)
+data = bytearray(open(path, 'rb').read())
+at = data.find(name + b'\0', off, off + size)
+assert at >= 0
+data[at:at + len(name)] = (b'main.q"%{\n*/}\\' + b'z' * len(name))[:len(name)]
+open(path, 'wb').write(data)
+PY
+"$GOSTAP" gen "$tmp/hostile" -o "$tmp/hostile.d" 'main.q*'
+all_aliases "$tmp/hostile.d" > "$tmp/hostile.stp"
+checks=$((checks + 1))
+if got=$(elaborate "$tmp/hostile.d" "$tmp/hostile.stp") && [ "$got" = "$(expected_probes "$tmp/hostile.d")" ]; then
+  echo "ok - hostile name: $(wc -l < "$tmp/hostile.stp") aliases, $got probes, nothing injected"
+else
+  fail "hostile name: $(grep -v '^WARNING' "$tmp/stap.err" | head -5)"
+fi
+echo "tapsets: libdw=$STAP_LIBDW_VERSION aliases=$total_aliases probes=$total_probes"
+finish
