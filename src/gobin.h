@@ -81,6 +81,13 @@ struct go_seg
   bool exec;
 };
 
+/* A function symbol of .symtab.  */
+struct go_sym
+{
+  uint64_t addr;
+  const char *name;             /* in libelf's string table */
+};
+
 struct go_bin
 {
   const char *path;             /* as given by the user */
@@ -121,6 +128,9 @@ struct go_bin
   struct go_func *funcs;        /* sorted by entry */
   size_t nfuncs;
 
+  struct go_sym *syms;          /* .symtab functions, sorted by address */
+  size_t nsyms;
+
   void *disasm;                 /* read-code.c's decoder state */
 };
 
@@ -138,6 +148,7 @@ Elf_Scn *gobin_section (const struct go_bin *b, const char *name,
                         GElf_Shdr *shdr);
 bool gobin_symbol (const struct go_bin *b, const char *name,
                    uint64_t *value, uint64_t *size);
+const char *gobin_symbol_at (const struct go_bin *b, uint64_t addr);
 uint64_t gobin_read_uint (const struct go_bin *b, const uint8_t *p,
                           unsigned size);
 

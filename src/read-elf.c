@@ -148,6 +148,74 @@ gobin_symbol (const struct go_bin *b, const char *name, uint64_t *value,
 }
 
 static int
+compare_sym (const void *a, const void *b)
+{
+  const struct go_sym *x = a, *y = b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Index the function symbols of .symtab by address.  */
+static int
+read_symbols (struct go_bin *b)
+{
+  Elf_Scn *scn = NULL;
+  size_t cap = 0;
+  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
+    {
+      GElf_Shdr mem;
+      GElf_Shdr *sh = gelf_getshdr (scn, &mem);
+      if (sh == NULL || sh->sh_type != SHT_SYMTAB || sh->sh_entsize == 0)
+        continue;
+      Elf_Data *data = elf_getdata (scn, NULL);
+      if (data == NULL)
+        continue;
+      size_t n = data->d_size / sh->sh_entsize;
+      for (size_t i = 0; i < n; i++)
+        {
+          GElf_Sym sym;
+          if (gelf_getsym (data, (int) i, &sym) == NULL)
+            break;
+          if (GELF_ST_TYPE (sym.st_info) != STT_FUNC)
+            continue;
+          const char *name = elf_strptr (b->elf, sh->sh_link, sym.st_name);
+          if (name == NULL)
+            continue;
+          if (b->nsyms == cap)
+            {
+              cap = cap ? 2 * cap : 1024;
+              struct go_sym *nv = reallocarray (b->syms, cap, sizeof *nv);
+              if (nv == NULL)
+                {
+                  error (0, errno, "reallocarray");
+                  return EXIT_ERROR;
+                }
+              b->syms = nv;
+            }
+          b->syms[b->nsyms++] = (struct go_sym) { sym.st_value, name };
+        }
+    }
+  if (b->nsyms > 0)
+    qsort (b->syms, b->nsyms, sizeof *b->syms, compare_sym);
+  return EXIT_OK;
+}
+
+/* The first function symbol at ADDR, or NULL.  */
+const char *
+gobin_symbol_at (const struct go_bin *b, uint64_t addr)
+{
+  size_t lo = 0, hi = b->nsyms;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (b->syms[mid].addr < addr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < b->nsyms && b->syms[lo].addr == addr ? b->syms[lo].name : NULL;
+}
+
+static int
 read_segments (struct go_bin *b)
 {
   size_t phnum;
@@ -379,6 +447,8 @@ gobin_open (struct go_bin *b, const char *path)
           if (s != NULL && s->sh_type == SHT_SYMTAB && s->sh_size > 0)
             b->has_symtab = true;
         }
+      if (b->has_symtab && (ret = read_symbols (b)) != EXIT_OK)
+        return ret;
       /* Go's own linker writes no .comment; gcc and clang do.  */
       b->external_link = gobin_section (b, ".comment", &sh) != NULL;
       read_dwarf_facts (b);
@@ -406,6 +476,7 @@ gobin_close (struct go_bin *b)
         addr_list_free (&b->funcs[i].code.undecoded);
       }
   free (b->funcs);
+  free (b->syms);
   free (b->segs);
   free (b->abspath);
   if (b->elf != NULL)

@@ -158,7 +158,16 @@ static void
 write_by_name (FILE *f, const struct go_bin *b, const struct go_func *fn,
                const char *probe)
 {
-  if (!literal_function_name (fn->name))
+  /* The symbol at the entry: ABI0 functions are NAME.abi0 in .symtab.  */
+  const char *sym = gobin_symbol_at (b, fn->entry);
+  if (sym == NULL)
+    sym = fn->name;
+  if (!b->has_symtab)
+    {
+      fputs ("// no DWARF and no .symtab describe it: no alias\n", f);
+      return;
+    }
+  if (!literal_function_name (sym))
     {
       fputs ("// no DWARF describes it and its name is not a literal "
              "function(\"...\") pattern: no alias\n", f);
@@ -170,7 +179,7 @@ write_by_name (FILE *f, const struct go_bin *b, const struct go_func *fn,
   fprintf (f, "probe go.func.%s = process(", probe);
   stp_string (f, b->abspath);
   fputs (").function(", f);
-  stp_string (f, fn->name);
+  stp_string (f, sym);
   fputs (")\n{\n", f);
   if (fn->abi == GO_ABI_INTERNAL)
     fputs ("  goid = go_goid()\n", f);

@@ -6,7 +6,8 @@ set -euo pipefail
 
 BUILD="gcc make autoconf automake pkg-config libelf-dev libdw-dev libcapstone-dev libzydis-dev"
 # objdump for x86-64 and aarch64 is the independent ground truth of the tests.
-TEST="python3 binutils binutils-aarch64-linux-gnu binutils-multiarch ca-certificates"
+# gdb reads argument values; systemtap's translator elaborates the tapsets.
+TEST="python3 binutils binutils-aarch64-linux-gnu binutils-multiarch ca-certificates gdb systemtap"
 
 pkgs=$BUILD
 [ "${1:-test}" = test ] && pkgs="$pkgs $TEST"

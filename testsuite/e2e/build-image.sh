@@ -1,0 +1,135 @@
+#!/bin/bash
+# build-image.sh: the Debian guest that runs the real SystemTap kernel-module
+# runtime for the end-to-end tests (shared/docs/vm.md: this machine's kernel
+# cannot load modules, so the modules run in a qemu/TCG guest).
+#
+# Usage: build-image.sh            prints the image directory on stdout
+#
+# The guest is Debian trixie: systemtap 5.1, libdw 0.192 (>= 0.191, which
+# numeric statement probes on Go binaries need: facts.md 2), kernel 6.12.
+# debootstrap --variant=minbase with the kernel, its matching headers,
+# systemtap and what kbuild needs; the mirror is read from this machine's
+# apt configuration at run time (debian-archive.sh), never written here.
+#
+# Two cached layers under ${GOSTAP_TEST_CACHE:-~/.cache/gostap-test}/e2e/:
+#   base-<key>/root    the debootstrapped tree; <key> hashes the suite and
+#                      the package list (this file's RECIPE lines)
+#   image-<key>/       root/ (the base tree customised: our init, the
+#                      runtime patch when needed), disk.img (ext4 made with
+#                      mkfs.ext4 -d from root/), vmlinuz, initrd.img, info;
+#                      <key> hashes this script, guest-init.sh, the runtime
+#                      patch and its script
+# Each is built under a temporary name and renamed, so a directory that
+# exists is whole; a changed recipe builds a new key and older keys are
+# removed. root/ is kept beside disk.img: run-guest.sh compiles the test
+# modules natively in a chroot of it (same headers, same stap, same paths).
+#
+# Host tools (installed with apt-get when missing, as root): debootstrap,
+# e2fsprogs (mkfs.ext4 -d), qemu-system-x86 (for run-guest.sh).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../debian-archive.sh"
+
+SUITE=trixie
+PACKAGES=linux-image-amd64,linux-headers-amd64,systemtap,gcc,make,libc6-dev,elfutils,kmod,udev,procps
+DISK_SIZE=3G
+E2E=$CACHE/e2e
+
+die () { echo "build-image.sh: $*" >&2; exit 1; }
+log () { echo "build-image.sh: $*" >&2; }
+
+need_tools () {
+  local missing=
+  command -v debootstrap >/dev/null 2>&1 || missing="$missing debootstrap"
+  command -v mkfs.ext4 >/dev/null 2>&1 || missing="$missing e2fsprogs"
+  command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$missing qemu-system-x86"
+  [ -z "$missing" ] && return 0
+  [ "$(id -u)" = 0 ] || die "missing host tools ($missing) and not root to install them"
+  log "installing$missing"
+  timeout 900 env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+    --no-install-recommends $missing >"$E2E/apt-install.log" 2>&1 ||
+    { timeout 300 apt-get update -q >/dev/null 2>&1 || true
+      timeout 900 env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+        --no-install-recommends $missing >"$E2E/apt-install.log" 2>&1; } ||
+    { cat "$E2E/apt-install.log" >&2; die "cannot install$missing"; }
+}
+
+mkdir -p "$E2E"
+[ "$(id -u)" = 0 ] || die "debootstrap and chroot need root"
+need_tools
+
+base_key=$(printf 'suite %s\npackages %s\nvariant minbase\n' "$SUITE" "$PACKAGES" |
+  sha256sum | cut -c1-16)
+image_key=$( { echo "base $base_key"; echo "disk $DISK_SIZE"
+  for f in "$0" "$here/guest-init.sh" "$here/runtime-patch.sh" "$here"/*.patch; do
+    echo "$(basename "$f") $(sha256sum < "$f")"
+  done; } | sha256sum | cut -c1-16)
+base=$E2E/base-$base_key
+image=$E2E/image-$image_key
+
+if [ -f "$image/info" ] && [ -f "$image/disk.img" ]; then
+  touch "$image"
+  echo "$image"
+  exit 0
+fi
+
+# --- layer 1: debootstrap ------------------------------------------------------
+if [ ! -d "$base/root" ]; then
+  mirror=$(archive_mirror)
+  tmpb=$(mktemp -d "$E2E/.tmp-base.XXXXXX")
+  log "debootstrap $SUITE (minbase + $PACKAGES); log in $tmpb/debootstrap.log"
+  t0=$(date +%s)
+  if ! timeout 1500 debootstrap --variant=minbase --include="$PACKAGES" \
+        "$SUITE" "$tmpb/root" "$mirror" >"$tmpb/debootstrap.log" 2>&1; then
+    tail -40 "$tmpb/debootstrap.log" >&2
+    [ -f "$tmpb/root/debootstrap/debootstrap.log" ] && tail -40 "$tmpb/root/debootstrap/debootstrap.log" >&2
+    # debootstrap may leave mounts (proc, sys) inside the target
+    for m in $(awk -v r="$tmpb/root" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r); do
+      umount -l "$m" 2>/dev/null || true
+    done
+    rm -rf "$tmpb"
+    die "debootstrap failed"
+  fi
+  rm -rf "$tmpb/root/var/cache/apt/archives/"*.deb "$tmpb/root/var/lib/apt/lists/"*_Packages
+  log "debootstrap took $(( $(date +%s) - t0 )) s"
+  rm -rf "$E2E"/base-*
+  mv "$tmpb" "$base"
+fi
+
+# --- layer 2: customise, make the disk -------------------------------------------
+t0=$(date +%s)
+tmpi=$(mktemp -d "$E2E/.tmp-image.XXXXXX")
+trap 'rm -rf "$tmpi"' EXIT
+cp -a "$base/root" "$tmpi/root"
+r=$tmpi/root
+install -m 755 "$here/guest-init.sh" "$r/sbin/gostap-init"
+mkdir -p "$r/share" "$r/root"
+echo gostap-e2e > "$r/etc/hostname"
+: > "$r/etc/fstab"
+
+# The kernel of the image (one, from linux-image-amd64).
+kver=$(ls "$r/lib/modules" | sort -V | tail -1)
+[ -n "$kver" ] && [ -f "$r/boot/vmlinuz-$kver" ] || die "no kernel in the image"
+[ -f "$r/boot/initrd.img-$kver" ] || die "no initrd for $kver in the image"
+[ -d "$r/usr/src/linux-headers-$kver" ] || die "no headers for $kver in the image"
+
+# The guest's SystemTap runtime against its kernel (runtime-patch.sh).
+"$here/runtime-patch.sh" "$r" "$kver" >"$tmpi/runtime-patch.log" 2>&1 ||
+  { cat "$tmpi/runtime-patch.log" >&2; die "runtime-patch.sh failed"; }
+cat "$tmpi/runtime-patch.log" >&2
+
+cp "$r/boot/vmlinuz-$kver" "$tmpi/vmlinuz"
+cp "$r/boot/initrd.img-$kver" "$tmpi/initrd.img"
+stapv=$(chroot "$r" stap -V 2>&1 | head -1)
+timeout 600 mkfs.ext4 -q -F -L gostap-e2e -d "$r" "$tmpi/disk.img" "$DISK_SIZE" ||
+  die "mkfs.ext4 -d failed"
+{ echo "suite $SUITE"
+  echo "kernel $kver"
+  echo "stap $stapv"
+  echo "built $(date -u +%FT%TZ)"
+  cat "$tmpi/runtime-patch.log"; } > "$tmpi/info"
+log "customising and mkfs took $(( $(date +%s) - t0 )) s"
+rm -rf "$E2E"/image-*
+mv "$tmpi" "$image"
+trap - EXIT
+echo "$image"

@@ -1,0 +1,96 @@
+#!/bin/bash
+# run-guest.sh: compile SystemTap modules for the e2e guest and boot it.
+#
+#   run-guest.sh compile IMAGE SHARE NAME SCRIPT STAP-ARG...
+#       Translate and compile SCRIPT into SHARE/mod/NAME.ko with the image's
+#       own stap, headers and gcc, natively in a chroot of IMAGE/root
+#       (shared/docs/vm.md: 4-13 s a module, against 60-210 s in the guest
+#       under TCG). SHARE is bind-mounted at its own absolute path inside the
+#       chroot, and the guest mounts it at that path too, so the binaries,
+#       tapsets and modules have the same paths everywhere. Output of stap
+#       in SHARE/mod/NAME.log. Time limit: $E2E_COMPILE_TIMEOUT (300 s).
+#
+#   run-guest.sh boot IMAGE SHARE TIMEOUT
+#       Boot the guest (qemu TCG, vm.md) with SHARE as its 9p share; its
+#       init (guest-init.sh) runs SHARE/guest.sh, writes guest.log and
+#       guest.rc there and powers off. The console goes to
+#       SHARE/console.log. Exit 0 when guest.sh ran and exited 0, 1 when it
+#       failed, 2 when the guest hung (killed after TIMEOUT seconds) or died
+#       before running guest.sh, 77 when qemu itself cannot start.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+
+die () { echo "run-guest.sh: $*" >&2; exit 99; }
+
+kernel_of () { sed -n 's/^kernel //p' "$1/info"; }
+
+cmd=${1:-}
+shift || true
+case $cmd in
+compile)
+  [ $# -ge 4 ] || die "usage: run-guest.sh compile IMAGE SHARE NAME SCRIPT STAP-ARG..."
+  image=$1 share=$2 name=$3 script=$4
+  shift 4
+  root=$image/root
+  kver=$(kernel_of "$image")
+  [ -d "$root" ] && [ -n "$kver" ] || die "$image is not an e2e image"
+  mkdir -p "$share/mod"
+  # A private mount namespace: the bind mounts vanish with it, and runs in
+  # parallel do not see each other's.
+  timeout -k 10 "${E2E_COMPILE_TIMEOUT:-300}" unshare -m --propagation private \
+    /bin/sh -euc '
+      root=$1 share=$2 kver=$3 name=$4 script=$5
+      shift 5
+      mkdir -p "$root$share"
+      mount --bind "$share" "$root$share"
+      mount -t proc proc "$root/proc"
+      mount --bind /dev "$root/dev"
+      cd "$share/mod"
+      exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+        LANG=C.UTF-8 /bin/sh -c "cd \"\$0\" && exec stap -p4 -r \"\$1\" -m \"\$2\" \"\$3\" \"\$@\"" \
+        "$share/mod" "$kver" "$name" "$script" "$@"
+    ' sh "$root" "$share" "$kver" "$name" "$script" "$@" >"$share/mod/$name.log" 2>&1 || {
+      st=$?
+      echo "run-guest.sh: compiling $name failed (exit $st):" >&2
+      tail -30 "$share/mod/$name.log" >&2
+      exit 1
+    }
+  [ -f "$share/mod/$name.ko" ] || { cat "$share/mod/$name.log" >&2; echo "run-guest.sh: no $name.ko" >&2; exit 1; }
+  ;;
+boot)
+  [ $# -eq 3 ] || die "usage: run-guest.sh boot IMAGE SHARE TIMEOUT"
+  image=$1 share=$2 limit=$3
+  rm -f "$share/guest.rc" "$share/guest.log" "$share/console.log"
+  # -snapshot: the guest's writes go to a temporary overlay, the cached
+  # disk image stays as built.
+  st=0
+  timeout -k 10 "$limit" qemu-system-x86_64 \
+    -accel tcg,thread=multi -cpu max -smp 2 -m 4G \
+    -display none -no-reboot -monitor none -serial "file:$share/console.log" \
+    -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
+    -append "root=/dev/vda rw console=ttyS0 panic=-1 init=/sbin/gostap-init gostap.share=$share quiet loglevel=4" \
+    -drive "file=$image/disk.img,format=raw,if=virtio,cache=unsafe" -snapshot \
+    -virtfs "local,path=$share,mount_tag=share,security_model=none" \
+    -nic none </dev/null >"$share/qemu.log" 2>&1 || st=$?
+  if [ ! -s "$share/console.log" ] && [ "$st" != 0 ] && [ "$st" != 124 ]; then
+    echo "run-guest.sh: qemu did not start (exit $st):" >&2
+    cat "$share/qemu.log" >&2
+    exit 77
+  fi
+  if [ "$st" = 124 ] || [ "$st" = 137 ]; then
+    echo "run-guest.sh: the guest did not finish in $limit s; console:" >&2
+    tail -60 "$share/console.log" >&2
+    [ -f "$share/guest.log" ] && { echo "--- guest.log (tail):" >&2; tail -40 "$share/guest.log" >&2; }
+    exit 2
+  fi
+  if [ ! -f "$share/guest.rc" ]; then
+    echo "run-guest.sh: the guest did not run guest.sh (qemu exit $st); console:" >&2
+    tail -60 "$share/console.log" >&2
+    exit 2
+  fi
+  [ "$(cat "$share/guest.rc")" = 0 ] || exit 1
+  ;;
+*)
+  die "usage: run-guest.sh compile|boot ..."
+  ;;
+esac
