@@ -418,12 +418,7 @@ cmd_run (int argc, char **argv)
   ret = gobin_open (&b, program);
   opened = true;
   if (ret != EXIT_OK)
-    {
-      if (ret == EXIT_BADINPUT)
-        error (0, 0, "%s: the target is not a Go binary gostap can probe",
-               program);
-      goto out;
-    }
+    goto out;
   if (!b.has_dwarf && !b.has_symtab)
     {
       error (0, 0, "%s: no DWARF and no .symtab (built with -ldflags='-s "

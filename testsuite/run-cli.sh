@@ -1,0 +1,136 @@
+#!/bin/bash
+# gostap run, doctor and the --help examples, with the real stap translator
+# (passes 1-2; stap-env.sh) on the demo program (examples/demo) built by
+# every Go release of the matrix:
+#  - gostap run -p2 of every example script succeeds, with no local the
+#    script reads left unassigned;
+#  - the tapset cache: a miss generates, a hit reuses the directory, a
+#    changed binary gets a new one;
+#  - each preflight failure, faked: stap missing, stap too old, libdw too
+#    old (the system's own 0.188), not root (setpriv), no uprobes (a kernel
+#    config without CONFIG_UPROBES), no module loading (this host);
+#  - a non-Go target and usage errors;
+#  - every example of every --help text.
+. "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
+
+st=0
+envsh=$("$testsuite/stap-env.sh") || st=$?
+[ "$st" = 77 ] && skip "no SystemTap translator with libdw >= 0.191 here (stap-env.sh)"
+[ "$st" = 0 ] || hard_error "stap-env.sh failed ($st)"
+eval "$envsh"
+
+# gostap execs one program: wrap the STAP command prefix in a script.
+printf '#!/bin/sh\nexec %s "$@"\n' "$STAP" > "$tmp/stap"
+chmod +x "$tmp/stap"
+examples=$top_srcdir/examples
+fixture_manifest > "$tmp/manifest"
+# gostap's own cache, in the test's directory (set after the fixtures,
+# which live in the test cache under the real XDG_CACHE_HOME).
+export GOSTAP_STAP=$tmp/stap GOSTAP_TAPSETS=$top_srcdir/tapsets
+export XDG_CACHE_HOME=$tmp/cache
+demos=$(awk '$4 == "demo" { print $1 }' "$tmp/manifest")
+[ -n "$demos" ] || hard_error "no demo binaries in the manifest"
+
+# Every example on every release.
+for demo in $demos; do
+  for ex in "$examples"/*.stp; do
+    checks=$((checks + 1))
+    if "$GOSTAP" run -c "$demo 1" -p2 "$ex" >/dev/null 2>"$tmp/err" &&
+       ! grep -q "never-assigned\|semantic error" "$tmp/err"; then
+      echo "ok - gostap run -p2 $(basename "$ex") on $(basename "$demo")"
+    else
+      fail "gostap run -p2 $(basename "$ex") on $demo: $(grep -v '^WARNING: address' "$tmp/err" | head -5)"
+    fi
+  done
+done
+demo=$(echo "$demos" | tail -1)
+
+# The cache.
+cp "$demo" "$tmp/demo"
+script='probe go.func.main.rec { printf("%d\n", n) }'
+run_e () { "$GOSTAP" run -t "$tmp/demo" -p2 -e "$script"; }
+rm -rf "$tmp/cache"
+checks=$((checks + 1))
+run_e >/dev/null 2>&1 || true
+first=$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*')
+[ "$(echo "$first" | wc -l)" = 1 ] && [ -f "$first/go_funcs.stp" ] &&
+  echo "ok - cache miss: generated $first" || fail "cache miss: $first"
+touch -d '2000-01-01' "$first/go_funcs.stp"
+run_e >/dev/null 2>&1 || true
+checks=$((checks + 1))
+[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' | wc -l)" = 1 ] &&
+  [ "$(stat -c %Y "$first/go_funcs.stp")" = "$(date -d 2000-01-01 +%s)" ] &&
+  echo "ok - cache hit: reused" || fail "cache hit: the directory was not reused"
+checks=$((checks + 1))
+touch "$tmp/demo"
+run_e >/dev/null 2>&1 || true
+[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' | wc -l)" = 2 ] &&
+  echo "ok - cache invalidation: a changed binary gets new tapsets" ||
+  fail "cache invalidation: $(find "$tmp/cache/gostap" -maxdepth 2)"
+grep -rq 'go.func.main.rec =' "$tmp/cache/gostap" || fail "the cached tapsets lack main.rec"
+! grep -rq 'go.func.main.add =' "$tmp/cache/gostap" &&
+  echo "ok - only what the script uses was generated" || fail "unused aliases generated"
+
+# Preflight failures, one line each.
+s=$examples/newstack.stp
+GOSTAP_STAP=/nonexistent/stap expect_fail 1 "cannot run '/nonexistent/stap'" "$GOSTAP" run -t "$demo" -p2 "$s"
+printf '#!/bin/sh\necho "Systemtap translator/driver (version 3.2/0.170, rpm)"\n' > "$tmp/oldstap"
+chmod +x "$tmp/oldstap"
+GOSTAP_STAP=$tmp/oldstap expect_fail 1 "SystemTap 3.2 is too old" "$GOSTAP" run -t "$demo" -p2 "$s"
+sysdw=$(stap -V 2>&1 | sed -n 's/.*version [0-9.]*\/0\.\([0-9]*\).*/\1/p')
+if [ -n "$sysdw" ] && [ "$sysdw" -lt 191 ]; then
+  GOSTAP_STAP=stap expect_fail 1 "libdw 0\.$sysdw, which finds no DWARF unit" "$GOSTAP" run -t "$demo" -p2 "$s"
+else
+  echo "# the system's stap uses libdw >= 0.191: the old-libdw check cannot be faked here"
+fi
+printf 'CONFIG_64BIT=y\n# CONFIG_UPROBES is not set\n' > "$tmp/kconfig"
+GOSTAP_KCONFIG=$tmp/kconfig expect_fail 1 "no uprobes" "$GOSTAP" run -t "$demo" "$s"
+if [ ! -e /proc/modules ]; then
+  expect_fail 1 "cannot load modules" "$GOSTAP" run -t "$demo" "$s"
+fi
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  pub=$(mktemp -d /tmp/gostap-cli.XXXXXX)
+  # A stap that reports a good version: the check that must fail is the
+  # privilege one, which comes after the version checks.
+  printf '#!/bin/sh\necho "Systemtap translator/driver (version 4.8/0.192/0.188)"\n' > "$tmp/goodstap"
+  chmod 755 "$tmp/goodstap"
+  chmod 755 "$pub"; cp "$demo" "$s" "$tmp/goodstap" "$pub/"; chmod -R a+rX "$pub"
+  mkdir "$pub/cache"; chmod 777 "$pub/cache"
+  XDG_CACHE_HOME=$pub/cache GOSTAP_STAP=$pub/goodstap expect_fail 1 "not root and not in the stapdev group" \
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$GOSTAP" run -t "$pub/$(basename "$demo")" "$pub/newstack.stp"
+  rm -rf "$pub"
+fi
+expect_fail 2 "/bin/true: not a Go binary" "$GOSTAP" run -c /bin/true -p2 "$s"
+expect_fail 64 "no target" "$GOSTAP" run "$s"
+expect_fail 64 "no script given" "$GOSTAP" run -t "$demo"
+expect_fail 1 "nosuchcommand: command not found" "$GOSTAP" run -c nosuchcommand -p2 "$s"
+
+# -v prints the stap command, with -g only where needed.
+checks=$((checks + 1))
+"$GOSTAP" run -v -t "$demo" -p2 -e 'probe go.func.main.rec.return { println(r0) }' >/dev/null 2>"$tmp/err" || true
+grep -q "^gostap: running: $GOSTAP_STAP -I .* -d $demo -g " "$tmp/err" &&
+  echo "ok - -v shows the stap command, with -g for RET probes" || fail "-v: $(head -3 "$tmp/err")"
+
+# Every --help example (gostap --help, list, gen, run, doctor).
+checks=$((checks + 1))
+"$GOSTAP" list "$demo" 'main.*' > "$tmp/o" && grep -q 'go.func.main.rec' "$tmp/o" &&
+"$GOSTAP" list --json "$demo" > "$tmp/functions.json" && python3 -m json.tool "$tmp/functions.json" >/dev/null &&
+"$GOSTAP" list --json "$demo" 'main.handle' > "$tmp/o" &&
+"$GOSTAP" gen "$demo" -o "$tmp/server-tapsets" 'main.*' &&
+$STAP -g -p2 -I "$tmp/server-tapsets" -I "$GOSTAP_TAPSETS" -e 'probe go.func.main.handle { println(goid) }' >/dev/null 2>&1 &&
+"$GOSTAP" run -c "$demo 1" -p2 "$examples/newstack.stp" 1000 >/dev/null 2>&1 &&
+"$GOSTAP" run -t "$demo" -p2 -e 'probe go.func.main.handle { println(goid) }' >/dev/null 2>&1 &&
+"$GOSTAP" doctor > "$tmp/o" && grep -q '^ok  stap' "$tmp/o" &&
+"$GOSTAP" doctor "$demo" > "$tmp/o" && grep -q 'entry probes' "$tmp/o" &&
+  echo "ok - every --help example runs" || fail "a --help example failed"
+checks=$((checks + 1))
+"$demo" 30 & pid=$!
+sleep 0.5
+if "$GOSTAP" run -x "$pid" -p2 "$examples/funclatency.stp" >/dev/null 2>"$tmp/err"; then
+  echo "ok - gostap run -x PID finds /proc/PID/exe"
+else
+  fail "gostap run -x $pid: $(head -3 "$tmp/err")"
+fi
+kill "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+finish
