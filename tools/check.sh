@@ -20,8 +20,26 @@ grep -h -E '^(run-[a-z-]+\.sh: |list-matrix: )' testsuite/*.log 2>/dev/null || t
 if [ "$st" -ne 0 ]; then
   cat test-suite.log
 fi
+
+# Packaging: the release tarball builds, installs and passes a smoke test
+# (make distcheck), and an RPM builds from it (rpmbuild from Debian's rpm;
+# --nodeps: the BuildRequires name RHEL's packages).
+pass=0 failed=0
+if make -s distcheck TESTS=testsuite/run-version.sh >distcheck.log 2>&1; then
+  echo "PASS: make distcheck"; pass=$((pass + 1))
+else
+  echo "FAIL: make distcheck"; tail -20 distcheck.log; failed=$((failed + 1)); st=1
+fi
+rm -rf rpmtop
+if rpmbuild -tb --nodeps --define "_topdir $PWD/rpmtop" gostap-*.tar.gz >rpmbuild.log 2>&1 &&
+   ls rpmtop/RPMS/*/gostap-*.rpm >/dev/null 2>&1; then
+  echo "PASS: rpmbuild -tb"; pass=$((pass + 1))
+else
+  echo "FAIL: rpmbuild -tb"; tail -20 rpmbuild.log; failed=$((failed + 1)); st=1
+fi
+
 # The plain closing line CI reads.
-awk '/^# (PASS|FAIL|XFAIL|SKIP|ERROR|XPASS):/ { n[$2] = $3 }
-  END { printf "%d passed, %d failed, %d skipped\n", n["PASS:"] + n["XFAIL:"],
-        n["FAIL:"] + n["ERROR:"] + n["XPASS:"], n["SKIP:"] }' test-suite.log
+awk -v p="$pass" -v f="$failed" '/^# (PASS|FAIL|XFAIL|SKIP|ERROR|XPASS):/ { n[$2] = $3 }
+  END { printf "%d passed, %d failed, %d skipped\n", n["PASS:"] + n["XFAIL:"] + p,
+        n["FAIL:"] + n["ERROR:"] + n["XPASS:"] + f, n["SKIP:"] }' test-suite.log
 exit "$st"

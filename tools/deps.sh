@@ -7,7 +7,7 @@ set -euo pipefail
 BUILD="gcc make autoconf automake pkg-config libelf-dev libdw-dev libcapstone-dev libzydis-dev"
 # objdump for x86-64 and aarch64 is the independent ground truth of the tests.
 # gdb reads argument values; systemtap's translator elaborates the tapsets.
-TEST="python3 binutils binutils-aarch64-linux-gnu binutils-multiarch ca-certificates gdb systemtap"
+TEST="python3 binutils binutils-aarch64-linux-gnu binutils-multiarch ca-certificates gdb systemtap rpm"
 
 pkgs=$BUILD
 [ "${1:-test}" = test ] && pkgs="$pkgs $TEST"
