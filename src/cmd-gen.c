@@ -17,15 +17,14 @@
 #include "commands.h"
 #include "gobin.h"
 #include "layout.h"
+#include "select.h"
 #include "write.h"
 
 /* Set by parse_opt.  */
 struct gen_args
 {
   const char *outdir;
-  const char *binary;
-  char **globs;
-  int nglobs;
+  struct select_args sel;
 };
 
 static const struct argp_option options[] = {
@@ -43,21 +42,12 @@ parse_opt (int key, char *arg, struct argp_state *state)
     case 'o':
       a->outdir = arg;
       return 0;
-    case ARGP_KEY_ARG:
-      a->binary = arg;
-      a->globs = state->argv + state->next;
-      a->nglobs = state->argc - state->next;
-      state->next = state->argc;
-      return 0;
-    case ARGP_KEY_NO_ARGS:
-      argp_error (state, "no binary given");
-      return EINVAL;
     case ARGP_KEY_END:
       if (a->outdir == NULL)
         argp_error (state, "no output directory given (-o DIR)");
       return 0;
     default:
-      return ARGP_ERR_UNKNOWN;
+      return select_parse (&a->sel, key, arg, state);
     }
 }
 
@@ -84,60 +74,26 @@ cmd_gen (int argc, char **argv)
   struct go_bin b;
   struct go_layout layout;
   const struct go_func **sel = NULL;
-  bool *used = NULL;
+  size_t n = 0;
   int ret;
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     return EXIT_USAGE;
 
-  ret = gobin_open (&b, a.binary);
+  ret = gobin_open (&b, a.sel.binary);
   if (ret != EXIT_OK)
     goto out;
-  ret = EXIT_ERROR;
-  if (strpbrk (b.abspath, "*?[") != NULL)
-    {
-      error (0, 0, "%s: the path contains a glob character, which "
-             "process(\"...\") would expand", b.abspath);
-      ret = EXIT_BADINPUT;
-      goto out;
-    }
-  if (!b.has_dwarf && !b.has_symtab)
-    {
-      error (0, 0, "%s: no DWARF and no .symtab (built with -ldflags='-s "
-             "-w'?): SystemTap can place no probe in it", a.binary);
-      ret = EXIT_BADINPUT;
-      goto out;
-    }
+  ret = write_check_probeable (&b);
+  if (ret != EXIT_OK)
+    goto out;
   if (gobin_runtime_layout (&b, &layout) != 0)
     {
       ret = EXIT_BADINPUT;
       goto out;
     }
-  sel = calloc (b.nfuncs, sizeof *sel);
-  used = calloc ((size_t) a.nglobs + 1, sizeof *used);
-  if (sel == NULL || used == NULL)
-    {
-      error (0, errno, "calloc");
-      goto out;
-    }
-  size_t n = 0;
-  for (size_t i = 0; i < b.nfuncs; i++)
-    if (name_matches (a.globs, a.nglobs, b.funcs[i].name, used)
-        || write_is_runtime_event (b.funcs[i].name))
-      {
-        int r = gobin_analyze (&b, &b.funcs[i]);
-        if (r != EXIT_OK)
-          {
-            ret = r;
-            goto out;
-          }
-        sel[n++] = &b.funcs[i];
-      }
-  for (int i = 0; i < a.nglobs; i++)
-    if (!used[i])
-      {
-        error (0, 0, "%s: no function matches '%s'", a.binary, a.globs[i]);
-        goto out;
-      }
+  ret = select_functions (&b, &a.sel, write_is_runtime_event, &sel, &n);
+  if (ret != EXIT_OK)
+    goto out;
+  ret = EXIT_ERROR;
   if (mkdir (a.outdir, 0755) != 0 && errno != EEXIST)
     {
       error (0, errno, "cannot create '%s'", a.outdir);
@@ -149,7 +105,6 @@ cmd_gen (int argc, char **argv)
   ret = EXIT_OK;
 out:
   free (sel);
-  free (used);
   gobin_close (&b);
   return ret;
 }

@@ -18,14 +18,13 @@
 #include "out.h"
 #include "params.h"
 #include "probe-name.h"
+#include "select.h"
 
 /* Set by parse_opt.  */
 struct list_args
 {
   bool json;
-  const char *binary;
-  char **globs;
-  int nglobs;
+  struct select_args sel;
 };
 
 static const struct argp_option options[] = {
@@ -42,17 +41,8 @@ parse_opt (int key, char *arg, struct argp_state *state)
     case 'j':
       a->json = true;
       return 0;
-    case ARGP_KEY_ARG:
-      a->binary = arg;
-      a->globs = state->argv + state->next;
-      a->nglobs = state->argc - state->next;
-      state->next = state->argc;
-      return 0;
-    case ARGP_KEY_NO_ARGS:
-      argp_error (state, "no binary given");
-      return EINVAL;
     default:
-      return ARGP_ERR_UNKNOWN;
+      return select_parse (&a->sel, key, arg, state);
     }
 }
 
@@ -223,45 +213,21 @@ cmd_list (int argc, char **argv)
   struct list_args a = { 0 };
   struct go_bin b;
   const struct go_func **sel = NULL;
-  bool *used = NULL;
-  int ret = EXIT_ERROR;
+  size_t n = 0;
+  int ret;
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     return EXIT_USAGE;
 
-  ret = gobin_open (&b, a.binary);
+  ret = gobin_open (&b, a.sel.binary);
   if (ret != EXIT_OK)
     goto out;
-  ret = EXIT_ERROR;
-  sel = calloc (b.nfuncs, sizeof *sel);
-  used = calloc ((size_t) a.nglobs + 1, sizeof *used);
-  if (sel == NULL || used == NULL)
-    {
-      error (0, errno, "calloc");
-      goto out;
-    }
-  size_t n = 0;
-  for (size_t i = 0; i < b.nfuncs; i++)
-    if (name_matches (a.globs, a.nglobs, b.funcs[i].name, used))
-      {
-        int r = gobin_analyze (&b, &b.funcs[i]);
-        if (r != EXIT_OK)
-          {
-            ret = r;
-            goto out;
-          }
-        sel[n++] = &b.funcs[i];
-      }
+  ret = select_functions (&b, &a.sel, NULL, &sel, &n);
+  if (ret != EXIT_OK)
+    goto out;
   if (a.json)
     print_json (stdout, &b, sel, n);
   else
     print_text (stdout, sel, n);
-  ret = EXIT_OK;
-  for (int i = 0; i < a.nglobs; i++)
-    if (!used[i])
-      {
-        error (0, 0, "%s: no function matches '%s'", a.binary, a.globs[i]);
-        ret = EXIT_ERROR;
-      }
   if (fflush (stdout) != 0 || ferror (stdout))
     {
       error (0, errno, "write error");
@@ -269,7 +235,6 @@ cmd_list (int argc, char **argv)
     }
 out:
   free (sel);
-  free (used);
   gobin_close (&b);
   return ret;
 }

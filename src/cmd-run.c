@@ -419,13 +419,9 @@ cmd_run (int argc, char **argv)
   opened = true;
   if (ret != EXIT_OK)
     goto out;
-  if (!b.has_dwarf && !b.has_symtab)
-    {
-      error (0, 0, "%s: no DWARF and no .symtab (built with -ldflags='-s "
-             "-w'?): SystemTap can place no probe in it", program);
-      ret = EXIT_BADINPUT;
-      goto out;
-    }
+  ret = write_check_probeable (&b);
+  if (ret != EXIT_OK)
+    goto out;
   bool guru = false;
   gendir = generate (&b, &s, &guru, &ret);
   if (gendir == NULL)

@@ -22,6 +22,7 @@
 
 #include "config.h"
 
+#include <error.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,24 @@ write_is_runtime_event (const char *name)
     if (strcmp (name, runtime_events[i]) == 0)
       return true;
   return false;
+}
+
+int
+write_check_probeable (const struct go_bin *b)
+{
+  if (strpbrk (b->abspath, "*?[") != NULL)
+    {
+      error (0, 0, "%s: the path contains a glob character, which "
+             "process(\"...\") would expand", b->abspath);
+      return EXIT_BADINPUT;
+    }
+  if (!b->has_dwarf && !b->has_symtab)
+    {
+      error (0, 0, "%s: no DWARF and no .symtab (built with -ldflags='-s "
+             "-w'?): SystemTap can place no probe in it", b->path);
+      return EXIT_BADINPUT;
+    }
+  return EXIT_OK;
 }
 
 /* process("PATH").statement(0xADDR)  */

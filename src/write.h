@@ -15,6 +15,10 @@ int write_target (const struct go_bin *b, const struct go_layout *l,
 int write_funcs (const struct go_bin *b, const struct go_func *const *sel,
                  size_t n, const char *dir);
 
+/* Can SystemTap probe B at all, and can its path go into process("...")?
+   EXIT_OK, or EXIT_BADINPUT after one line.  */
+int write_check_probeable (const struct go_bin *b);
+
 /* Is NAME one of the runtime functions the static runtime aliases use?  */
 bool write_is_runtime_event (const char *name);
 

@@ -13,11 +13,7 @@
 #  - every example of every --help text.
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
 
-st=0
-envsh=$("$testsuite/stap-env.sh") || st=$?
-[ "$st" = 77 ] && skip "no SystemTap translator with libdw >= 0.191 here (stap-env.sh)"
-[ "$st" = 0 ] || hard_error "stap-env.sh failed ($st)"
-eval "$envsh"
+need_stap
 
 # gostap execs one program: wrap the STAP command prefix in a script.
 printf '#!/bin/sh\nexec %s "$@"\n' "$STAP" > "$tmp/stap"

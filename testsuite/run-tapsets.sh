@@ -17,11 +17,7 @@
 # the host's architecture.
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
 
-st=0
-envsh=$("$testsuite/stap-env.sh") || st=$?
-[ "$st" = 77 ] && skip "no SystemTap translator with libdw >= 0.191 here (stap-env.sh)"
-[ "$st" = 0 ] || hard_error "stap-env.sh failed ($st)"
-eval "$envsh"
+need_stap
 tapsets=$top_srcdir/tapsets
 
 # elaborate DIR SCRIPT: run stap -p2, print the number of process probes
@@ -94,18 +90,7 @@ done < "$tmp/manifest"
 gobin=$(awk '$2 == "1.22" && $3 == "default" && $4 == "abi" { print $1; exit }' "$tmp/manifest")
 name=$("$GOSTAP" list "$gobin" 'main.*' | awk 'length($7) >= 16 { print $7; exit }')
 cp "$gobin" "$tmp/hostile"
-python3 - "$tmp/hostile" "$name" <<'PY'
-import subprocess, sys
-path, name = sys.argv[1], sys.argv[2].encode()
-sec = [l.split() for l in subprocess.check_output(['readelf', '-SW', path]).decode().splitlines() if ' .gopclntab ' in l][0]
-i = sec.index('.gopclntab')
-off, size = int(sec[i + 3], 16), int(sec[i + 4], 16)
-data = bytearray(open(path, 'rb').read())
-at = data.find(name + b'\0', off, off + size)
-assert at >= 0
-data[at:at + len(name)] = (b'main.q"%{\n*/}\\' + b'z' * len(name))[:len(name)]
-open(path, 'wb').write(data)
-PY
+"$testsuite/patch-name.py" "$tmp/hostile" "$name"
 "$GOSTAP" gen "$tmp/hostile" -o "$tmp/hostile.d" 'main.q*'
 all_aliases "$tmp/hostile.d" > "$tmp/hostile.stp"
 checks=$((checks + 1))

@@ -46,6 +46,16 @@ fixture_manifest () {
   "$testsuite/build-fixtures.sh"
 }
 
+# need_stap: set $STAP (a command prefix) and $STAP_LIBDW_VERSION from
+# stap-env.sh, or skip the test when no suitable stap can be had here.
+need_stap () {
+  local st=0 envsh
+  envsh=$("$testsuite/stap-env.sh") || st=$?
+  [ "$st" = 77 ] && skip "no SystemTap translator with libdw >= 0.191 here (stap-env.sh)"
+  [ "$st" = 0 ] || hard_error "stap-env.sh failed ($st)"
+  eval "$envsh"
+}
+
 finish () {
   echo "$(basename "$0"): $checks checks, $failures failures"
   [ "$failures" -eq 0 ]

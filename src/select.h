@@ -1,0 +1,31 @@
+/* select.h: the "BINARY [GLOB...]" arguments of list and gen, and the
+   functions they select (select.c).  */
+
+#ifndef GOSTAP_SELECT_H
+#define GOSTAP_SELECT_H
+
+#include <argp.h>
+
+#include "gobin.h"
+
+struct select_args
+{
+  const char *binary;
+  char **globs;
+  int nglobs;
+};
+
+/* For a command's argp parser: takes BINARY and the GLOBs that follow.
+   ARGP_ERR_UNKNOWN for other keys.  */
+error_t select_parse (struct select_args *a, int key, char *arg,
+                      struct argp_state *state);
+
+/* The functions of B whose name matches a GLOB (all without GLOBs), plus
+   those ALSO accepts when ALSO is not NULL, each analysed (read-code.c).
+   *SEL is malloc'd.  An exit status: a GLOB that matches nothing is an
+   error (1), said in one line.  */
+int select_functions (struct go_bin *b, const struct select_args *a,
+                      bool (*also) (const char *name),
+                      const struct go_func ***sel, size_t *n);
+
+#endif
