@@ -24,11 +24,14 @@
 struct list_args
 {
   bool json;
+  bool pcsp;
   struct select_args sel;
 };
 
 static const struct argp_option options[] = {
   { "json", 'j', NULL, 0, "Print JSON (see gostap(1) for the shape)", 0 },
+  { "pcsp", 'p', NULL, 0, "With --json, add each function's pcsp table "
+    "(SP offset from entry SP at each pc)", 0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -40,6 +43,9 @@ parse_opt (int key, char *arg, struct argp_state *state)
     {
     case 'j':
       a->json = true;
+      return 0;
+    case 'p':
+      a->pcsp = true;
       return 0;
     default:
       return select_parse (&a->sel, key, arg, state);
@@ -100,9 +106,24 @@ json_values (FILE *f, const struct go_bin *b, const struct go_signature *sig,
   putc (']', f);
 }
 
+struct pcsp_out
+{
+  FILE *f;
+  bool first;
+};
+
+static void
+print_pcsp_row (uint64_t pc, int32_t value, void *arg)
+{
+  struct pcsp_out *o = arg;
+  fprintf (o->f, "%s[\"%#" PRIx64 "\", %" PRId32 "]", o->first ? "" : ", ",
+           pc, value);
+  o->first = false;
+}
+
 static void
 print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
-            size_t n)
+            size_t n, bool pcsp)
 {
   struct go_params_ctx *pc = go_params_begin (b);
   fputs ("{ \"binary\": ", f);
@@ -149,6 +170,13 @@ print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
       else
         fputs ("null", f);
       fprintf (f, ", \"line\": %" PRId32, fn->line);
+      if (pcsp)
+        {
+          struct pcsp_out o = { f, true };
+          fputs (", \"pcsp\": [", f);
+          gobin_pcvalue_walk (b, fn, fn->pcsp, print_pcsp_row, &o);
+          putc (']', f);
+        }
       struct go_signature sig;
       if (go_signature (pc, b, fn, &sig) == 0)
         {
@@ -225,7 +253,7 @@ cmd_list (int argc, char **argv)
   if (ret != EXIT_OK)
     goto out;
   if (a.json)
-    print_json (stdout, &b, sel, n);
+    print_json (stdout, &b, sel, n, a.pcsp);
   else
     print_text (stdout, sel, n);
   if (fflush (stdout) != 0 || ferror (stdout))

@@ -162,6 +162,12 @@ const struct go_func *gobin_func_at (const struct go_bin *b, uint64_t pc);
 bool gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
                     uint32_t table, uint64_t target_pc, int32_t *value);
 int32_t gobin_frame_size (const struct go_bin *b, const struct go_func *f);
+/* Call FN for each (pc, value) change of a pc-value table from the
+   function's entry: 0, or -1 on a malformed table.  */
+int gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
+                        uint32_t table,
+                        void (*fn) (uint64_t pc, int32_t value, void *arg),
+                        void *arg);
 
 /* read-code.c */
 int gobin_code_init (struct go_bin *b);

@@ -276,14 +276,15 @@ gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
   return false;
 }
 
-/* The largest SP offset of the function's pcsp table, or -1.  */
-int32_t
-gobin_frame_size (const struct go_bin *b, const struct go_func *f)
+int
+gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
+                    uint32_t table,
+                    void (*fn) (uint64_t pc, int32_t value, void *arg),
+                    void *arg)
 {
-  int32_t best = -1;
-  if (f->pcsp == 0 || f->pcsp >= b->pctab_size)
-    return best;
-  const uint8_t *p = b->pctab + f->pcsp, *end = b->pctab + b->pctab_size;
+  if (table == 0 || table >= b->pctab_size)
+    return -1;
+  const uint8_t *p = b->pctab + table, *end = b->pctab + b->pctab_size;
   int64_t val = -1;
   uint64_t pc = f->entry;
   for (int step = 0; step < MAX_PCVALUE_STEPS && pc < f->end; step++)
@@ -295,21 +296,38 @@ gobin_frame_size (const struct go_bin *b, const struct go_func *f)
           do
             {
               if (p >= end || shift > 63)
-                return best;
+                return -1;
               v[k] |= (uint64_t) (*p & 0x7f) << shift;
               shift += 7;
             }
           while (*p++ & 0x80);
         }
       if (v[0] == 0 && step != 0)
-        break;
+        return 0;
       val += (v[0] & 1) ? -(int64_t) (v[0] >> 1) - 1 : (int64_t) (v[0] >> 1);
-      if (val > best && val <= INT32_MAX)
-        best = (int32_t) val;
-      if (v[1] > UINT32_MAX)
-        break;
+      if (val > INT32_MAX || val < INT32_MIN || v[1] > UINT32_MAX)
+        return -1;
+      fn (pc, (int32_t) val, arg);
       pc += v[1] * b->quantum;
     }
+  return 0;
+}
+
+static void
+keep_max (uint64_t pc, int32_t value, void *arg)
+{
+  int32_t *best = arg;
+  (void) pc;
+  if (value > *best)
+    *best = value;
+}
+
+/* The largest SP offset of the function's pcsp table, or -1.  */
+int32_t
+gobin_frame_size (const struct go_bin *b, const struct go_func *f)
+{
+  int32_t best = -1;
+  gobin_pcvalue_walk (b, f, f->pcsp, keep_max, &best);
   return best;
 }
 
