@@ -228,54 +228,6 @@ table_string (const uint8_t *tab, size_t size, uint64_t off)
   return nul == NULL ? NULL : (const char *) tab + off;
 }
 
-bool
-gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
-               uint32_t table, uint64_t target_pc, int32_t *value)
-{
-  if (table == 0 || table >= b->pctab_size)
-    return false;
-  const uint8_t *p = b->pctab + table, *end = b->pctab + b->pctab_size;
-  uint64_t pc = f->entry;
-  int64_t val = -1;
-  for (int step = 0; step < MAX_PCVALUE_STEPS; step++)
-    {
-      uint64_t uv = 0, pcd = 0;
-      unsigned shift = 0;
-      do
-        {
-          if (p >= end || shift > 63)
-            return false;
-          uv |= (uint64_t) (*p & 0x7f) << shift;
-          shift += 7;
-        }
-      while (*p++ & 0x80);
-      if (uv == 0 && step != 0)
-        return false;
-      shift = 0;
-      do
-        {
-          if (p >= end || shift > 63)
-            return false;
-          pcd |= (uint64_t) (*p & 0x7f) << shift;
-          shift += 7;
-        }
-      while (*p++ & 0x80);
-      int64_t delta = (uv & 1) ? -(int64_t) (uv >> 1) - 1 : (int64_t) (uv >> 1);
-      val += delta;
-      if (val > INT32_MAX || val < INT32_MIN)
-        return false;
-      if (pcd > UINT32_MAX)
-        return false;
-      pc += pcd * b->quantum;
-      if (target_pc < pc)
-        {
-          *value = (int32_t) val;
-          return true;
-        }
-    }
-  return false;
-}
-
 int
 gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
                     uint32_t table,
@@ -311,6 +263,38 @@ gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
       pc += v[1] * b->quantum;
     }
   return 0;
+}
+
+struct value_at
+{
+  uint64_t target;
+  int32_t value;
+  bool found;
+};
+
+static void
+keep_if_before (uint64_t pc, int32_t value, void *arg)
+{
+  struct value_at *v = arg;
+  if (pc <= v->target)
+    {
+      v->value = value;
+      v->found = true;
+    }
+}
+
+/* The value of a pc-value table at TARGET_PC.  */
+bool
+gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
+               uint32_t table, uint64_t target_pc, int32_t *value)
+{
+  struct value_at v = { target_pc, 0, false };
+  if (target_pc < f->entry || target_pc >= f->end
+      || gobin_pcvalue_walk (b, f, table, keep_if_before, &v) != 0
+      || !v.found)
+    return false;
+  *value = v.value;
+  return true;
 }
 
 static void
