@@ -6,8 +6,10 @@ set -euo pipefail
 
 BUILD="gcc make autoconf automake pkg-config libelf-dev libdw-dev libcapstone-dev libzydis-dev"
 # objdump for x86-64 and aarch64 is the independent ground truth of the tests.
-# gdb reads argument values; systemtap's translator elaborates the tapsets.
-TEST="python3 binutils binutils-aarch64-linux-gnu binutils-multiarch ca-certificates gdb systemtap rpm"
+# gdb reads argument values; systemtap's translator elaborates the tapsets;
+# rpm builds the package; debootstrap and qemu run the real SystemTap
+# runtime in a guest (testsuite/e2e).
+TEST="python3 binutils binutils-aarch64-linux-gnu binutils-multiarch ca-certificates gdb systemtap rpm debootstrap qemu-system-x86 e2fsprogs patch util-linux"
 
 pkgs=$BUILD
 [ "${1:-test}" = test ] && pkgs="$pkgs $TEST"
