@@ -21,4 +21,8 @@ struct go_layout
 /* 0, or -1 with a message when neither DWARF nor the table knows.  */
 int gobin_runtime_layout (const struct go_bin *b, struct go_layout *l);
 
+/* The offset of g's thread-local slot from the thread pointer (FS base,
+   TPIDR_EL0); false when g has none (arm64 without cgo).  */
+bool gobin_tls_g_offset (const struct go_bin *b, long *off);
+
 #endif

@@ -166,3 +166,51 @@ gobin_runtime_layout (const struct go_bin *b, struct go_layout *l)
          b->go_version[0] ? b->go_version : "this Go version");
   return -1;
 }
+
+/* The PT_TLS segment, if any.  */
+static bool
+tls_segment (const struct go_bin *b, GElf_Phdr *tls)
+{
+  size_t phnum;
+  if (elf_getphdrnum (b->elf, &phnum) != 0)
+    return false;
+  for (size_t i = 0; i < phnum; i++)
+    if (gelf_getphdr (b->elf, (int) i, tls) != NULL && tls->p_type == PT_TLS)
+      return true;
+  return false;
+}
+
+/* Where g lives relative to the thread pointer (facts.md, "Goroutine
+   context"), for code that does not keep g in a register:
+   x86-64, Go's own linker: FS - 8; external linking (cgo):
+     FS + runtime.tlsg - round_up(PT_TLS memsz, PT_TLS align);
+   arm64: TPIDR_EL0 + runtime.tls_g + 16 + ((PT_TLS vaddr - 16) & (align-1)),
+     and no TLS slot at all without cgo (g lives in R28 only).
+   Without .symtab runtime.tlsg / tls_g are taken as 0, where Go's linker
+   puts them.  False when g has no TLS slot.  */
+bool
+gobin_tls_g_offset (const struct go_bin *b, long *off)
+{
+  GElf_Phdr tls;
+  uint64_t sym = 0;
+  bool have_tls = tls_segment (b, &tls);
+  if (b->arch == GO_ARCH_AMD64)
+    {
+      if (!have_tls || !b->external_link)
+        {
+          *off = -8;
+          return true;
+        }
+      gobin_symbol (b, "runtime.tlsg", &sym, NULL);
+      uint64_t align = tls.p_align ? tls.p_align : 1;
+      uint64_t size = (tls.p_memsz + align - 1) / align * align;
+      *off = (long) sym - (long) size;
+      return true;
+    }
+  if (!have_tls)
+    return false;
+  gobin_symbol (b, "runtime.tls_g", &sym, NULL);
+  uint64_t align = tls.p_align ? tls.p_align : 1;
+  *off = (long) (sym + 16 + ((tls.p_vaddr - 16) & (align - 1)));
+  return true;
+}

@@ -55,5 +55,11 @@ write_target (const struct go_bin *b, const struct go_layout *l,
   constant (f, "_go_off_gobuf_g", l->gobuf_g);
   constant (f, "_go_off_gobuf_lr", l->gobuf_lr);
   constant (f, "_go_off_gobuf_bp", l->gobuf_bp);
+  long tls;
+  bool have_tls = gobin_tls_g_offset (b, &tls);
+  fputs ("// g's thread-local slot from the thread pointer (0 known: none).\n",
+         f);
+  constant (f, "_go_tls_known", have_tls);
+  constant (f, "_go_tls_g_offset", have_tls ? tls : 0);
   return stp_file_close (&sf, 1);
 }

@@ -18,7 +18,7 @@ SHAPES = [
     r' \* [ -~]*', r' \*/',
     r'function go_target_(path|version):string \(\) \{ return ' + STR + r' \}',
     r'function go_target_arch:string \(\) \{ return "(x86_64|aarch64)" \}',
-    r'function _go_off_[a-z0-9_]+:long \(\) \{ return -?[0-9]+ \}',
+    r'function _go_(off|tls)_[a-z0-9_]+:long \(\) \{ return -?[0-9]+ \}',
     r'probe go\.func(\.' + IDENT + r')+ = ' + PROC,
     r'probe go\.func(\.' + IDENT + r')+\.return =',
     r'  ' + PROC + r',?',

@@ -48,7 +48,7 @@ probe go.goroutine.exit { printf("%d\n", goid) }
 probe go.goroutine.state { printf("%d %d %d\n", goid, old, new) }
 probe go.gc.start, go.gc.done { printf("%d\n", goid) }
 probe end {
-  printf("%d %d %d %d %d %d %s %s %s %d\n", go_g(), go_goid(), go_m(),
+  printf("%d %d %d %d %d %d %d %s %s %s %d\n", go_g(), go_tls_g(), go_goid(), go_m(),
          go_curg(), go_curg_goid(), go_stack_hi() - go_stack_lo(),
          go_string(0, 0), go_target_path(), go_target_version(),
          go_unpaired_calls())
