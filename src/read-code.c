@@ -62,7 +62,10 @@ decode_amd64 (struct disasm *d, uint64_t addr, const uint8_t *p,
   switch (ins.meta.category)
     {
     case ZYDIS_CATEGORY_RET:
-      if (ins.mnemonic == ZYDIS_MNEMONIC_RET)
+      /* Near returns only: far ones (CA, CB) are never Go code, but their
+         bytes appear in data that assembly places after a JMP.  */
+      if (ins.mnemonic == ZYDIS_MNEMONIC_RET && ins.opcode != 0xca
+          && ins.opcode != 0xcb)
         out->kind = INSN_RET;
       return true;
     case ZYDIS_CATEGORY_UNCOND_BR:

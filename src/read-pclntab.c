@@ -256,6 +256,8 @@ gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
         }
       if (v[0] == 0 && step != 0)
         return 0;
+      if ((v[0] >> 1) > INT32_MAX)
+        return -1;              /* no real delta is that large */
       val += (v[0] & 1) ? -(int64_t) (v[0] >> 1) - 1 : (int64_t) (v[0] >> 1);
       if (val > INT32_MAX || val < INT32_MIN || v[1] > UINT32_MAX)
         return -1;

@@ -21,6 +21,7 @@ SHAPES = [
     r'function _go_(off|tls)_[a-z0-9_]+:long \(\) \{ return -?[0-9]+ \}',
     r'probe go\.func(\.' + IDENT + r')+ = ' + PROC,
     r'probe go\.func(\.' + IDENT + r')+\.return =',
+    r'probe go\.func(\.' + IDENT + r')+ = process\(' + STR + r'\)\.function\(' + STR + r'\)',
     r'  ' + PROC + r',?',
     r'\{', r'\}',
     r'  goid = go_goid\(\)',

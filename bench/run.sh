@@ -1,0 +1,59 @@
+#!/bin/bash
+# bench/run.sh: gostap's performance benchmarks, one command.
+#
+#   bench/run.sh [--runs N] [--only T1,T2,T3,T4,T5] [--gostap PROG] [--profile]
+#
+# Builds a plain optimized gostap (-O2 -g, no sanitizers) from a snapshot of
+# this tree, fetches the benchmark binaries (bench/fetch.sh: stripped Go
+# programs from Debian packages, and cmd/compile with symbols), sets up stap
+# (testsuite/stap-env.sh; T3 is skipped without it), then prints the tables
+# of bench/README.md (bench/bench.py), also written to $BENCH_OUT
+# (default $BENCH_CACHE/last-run.md).
+#
+# --profile also records where the time goes (bench/profile.sh).
+# Environment: BENCH_CACHE (default ~/.cache/gostap-test/bench),
+# GOSTAP_TEST_CACHE (see testsuite/debian-archive.sh).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
+export BENCH_CACHE=${BENCH_CACHE:-$CACHE/bench}
+mkdir -p "$BENCH_CACHE"
+
+runs=7 only=T1,T2,T3,T4,T5 gostap='' profile=''
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --gostap) gostap=$2; shift 2 ;;
+    --profile) profile=1; shift ;;
+    -h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 64 ;;
+  esac
+done
+for t in objdump python3 git autoreconf; do
+  command -v $t >/dev/null || { echo "run.sh: needs $t" >&2; exit 1; }
+done
+
+if [ -z "$gostap" ]; then
+  echo "run.sh: building gostap (-O2 -g) from a snapshot of $top ..." >&2
+  gostap=$("$here/build.sh" "$top" "$BENCH_CACHE/build")
+fi
+echo "run.sh: fetching the binaries ..." >&2
+"$here/fetch.sh" > "$BENCH_CACHE/binaries.txt"
+
+stap=
+if out=$(bash "$top/testsuite/stap-env.sh" 2>"$BENCH_CACHE/stap-env.err"); then
+  eval "$out"; stap=$STAP
+else
+  echo "run.sh: no stap here (T3 skipped): $(head -1 "$BENCH_CACHE/stap-env.err")" >&2
+fi
+
+echo "run.sh: gostap $("$gostap" --version | head -1) at $(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)')" >&2
+python3 "$here/bench.py" --gostap "$gostap" --binaries "$BENCH_CACHE/binaries.txt" \
+  --stap "$stap" --tapsets "$top/tapsets" --runs "$runs" --only "$only" \
+  --out "${BENCH_OUT:-$BENCH_CACHE/last-run.md}"
+
+if [ -n "$profile" ]; then
+  "$here/profile.sh" "$gostap" "$BENCH_CACHE/binaries.txt"
+fi
