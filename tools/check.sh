@@ -21,10 +21,23 @@ if [ "$st" -ne 0 ]; then
   cat test-suite.log
 fi
 
+pass=0 failed=0
+# memcheck needs a build without sanitizers: a second, plain build runs
+# testsuite/run-valgrind.sh (which the ASan build above skips).
+mkdir -p plain
+if (cd plain && ../../configure -q --enable-werror && make -s -j"$(nproc)" &&
+    make -s check TESTS=testsuite/run-valgrind.sh) >valgrind.log 2>&1 &&
+   grep -q '^PASS: testsuite/run-valgrind.sh' plain/test-suite.log; then
+  echo "PASS: valgrind memcheck (plain build)"; pass=$((pass + 1))
+  grep -h '^run-valgrind.sh: ' plain/testsuite/run-valgrind.log || true
+else
+  echo "FAIL: valgrind memcheck (plain build)"; tail -30 valgrind.log
+  cat plain/testsuite/run-valgrind.log 2>/dev/null | tail -30; failed=$((failed + 1)); st=1
+fi
+
 # Packaging: the release tarball builds, installs and passes a smoke test
 # (make distcheck), and an RPM builds from it (rpmbuild from Debian's rpm;
 # --nodeps: the BuildRequires name RHEL's packages).
-pass=0 failed=0
 if make -s distcheck TESTS=testsuite/run-version.sh >distcheck.log 2>&1; then
   echo "PASS: make distcheck"; pass=$((pass + 1))
 else

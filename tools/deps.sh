@@ -10,7 +10,7 @@ BUILD="gcc make autoconf automake pkg-config libelf-dev libdw-dev libcapstone-de
 # rpm builds the package; debootstrap and qemu run the real SystemTap
 # runtime in a guest (testsuite/e2e); llvm-dwarfdump reads DWARF locations
 # independently; clang builds the libFuzzer harness (fuzz/).
-TEST="python3 binutils binutils-aarch64-linux-gnu binutils-multiarch ca-certificates gdb systemtap rpm debootstrap qemu-system-x86 e2fsprogs patch util-linux llvm-14 clang libclang-rt-14-dev time"
+TEST="python3 binutils binutils-aarch64-linux-gnu binutils-multiarch ca-certificates gdb systemtap rpm debootstrap qemu-system-x86 e2fsprogs patch util-linux llvm-14 clang libclang-rt-14-dev time valgrind"
 
 pkgs=$BUILD
 [ "${1:-test}" = test ] && pkgs="$pkgs $TEST"

@@ -1,0 +1,43 @@
+#!/bin/bash
+# gostap under valgrind memcheck: list --json, gen and the bad inputs of
+# run-bad-input.sh on fixtures of the oldest and newest Go release, amd64,
+# arm64 and cgo builds; any invalid read or write, use of uninitialised
+# memory or definite leak fails.  Needs a build without sanitizers
+# (tools/check.sh makes one for this test): skipped on an ASan build.
+. "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
+
+command -v valgrind >/dev/null || skip "valgrind is not installed"
+if ldd "$GOSTAP" 2>/dev/null | grep -q libasan; then
+  skip "$GOSTAP is built with ASan; valgrind runs on the plain build"
+fi
+vg () {
+  valgrind -q --error-exitcode=99 --leak-check=full \
+    --errors-for-leak-kinds=definite --show-leak-kinds=definite "$@"
+}
+
+fixture_manifest > "$tmp/manifest"
+bins=$(awk '($2 == "1.19" || $2 == "1.27") && ($3 == "default" || $3 == "arm64" || $3 == "sw" || $3 == "cgo") && $4 != "demo" { print $1 }' "$tmp/manifest")
+printf 'hello\n' > "$tmp/text"
+one=$(echo "$bins" | head -1)
+head -c 100000 "$one" > "$tmp/trunc"
+for bin in $bins; do
+  checks=$((checks + 1))
+  st=0
+  vg "$GOSTAP" list --json "$bin" > /dev/null 2>"$tmp/err" || st=$?
+  [ "$st" = 0 ] && echo "ok - memcheck list --json $(basename "$bin")" ||
+    fail "memcheck list --json $bin: exit $st: $(head -20 "$tmp/err")"
+  case $bin in *-sw) continue ;; esac
+  checks=$((checks + 1))
+  st=0
+  vg "$GOSTAP" gen "$bin" -o "$tmp/gen" 'main.*' 2>"$tmp/err" || st=$?
+  [ "$st" = 0 ] && echo "ok - memcheck gen $(basename "$bin")" ||
+    fail "memcheck gen $bin: exit $st: $(head -20 "$tmp/err")"
+done
+for bad in "$tmp/text" "$tmp/trunc" /bin/true; do
+  checks=$((checks + 1))
+  st=0
+  vg "$GOSTAP" list "$bad" >/dev/null 2>"$tmp/err" || st=$?
+  [ "$st" = 2 ] && echo "ok - memcheck on bad input $(basename "$bad")" ||
+    fail "memcheck list $bad: exit $st: $(head -20 "$tmp/err")"
+done
+finish
