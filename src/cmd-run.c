@@ -143,11 +143,11 @@ script_uses (const struct run_script *s, const char *alias, bool *ret)
   for (size_t i = 0; i < s->npatterns; i++)
     {
       if (match_components (s->patterns[i], full))
-        any = true;
+        any = s->matched[i] = true;
       char fr[1100];
       snprintf (fr, sizeof fr, "%s.return", full);
       if (match_components (s->patterns[i], fr))
-        any = *ret = true;
+        any = *ret = s->matched[i] = true;
     }
   return any;
 }
@@ -251,6 +251,24 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
       h = fnv (h, &f->entry, sizeof f->entry);
     }
   *guru = any_ret || s->runtime_returns;
+  if (run_script_check_matched (s, b->abspath) != 0)
+    {
+      *status = EXIT_BADINPUT;
+      goto out;
+    }
+  if ((any_ret || s->runtime_returns) && !b->has_dwarf)
+    {
+      /* gen writes no return alias without DWARF (write-funcs.c): say
+         so here rather than let stap fail on a missing alias.  */
+      error (0, 0, "%s: no DWARF (built with -ldflags=-w?): the script "
+             "uses %s, and gostap places return probes only where DWARF "
+             "describes the function; entry probes work, by name",
+             b->abspath, any_ret ? "a go.func.*.return alias"
+             : "go.goroutine.create, go.gc.done or go.runtime.world_start "
+             "(return aliases)");
+      *status = EXIT_BADINPUT;
+      goto out;
+    }
   root = cache_root ();
   if (root == NULL
       || asprintf (&dir, "%s/%016" PRIx64 "/%016" PRIx64, root, binkey, h) < 0)

@@ -176,6 +176,9 @@ int gobin_analyze (struct go_bin *b, struct go_func *f);
 
 /* read-abi.c */
 void gobin_classify_abi (struct go_bin *b);
+/* Whether Go functions of B take their arguments in registers (ABIInternal
+   of Go 1.17 on x86-64, 1.18 on arm64).  */
+bool gobin_regabi (const struct go_bin *b);
 
 /* util.c */
 int addr_list_push (struct addr_list *l, uint64_t v);

@@ -25,4 +25,12 @@ int gobin_runtime_layout (const struct go_bin *b, struct go_layout *l);
    TPIDR_EL0); false when g has none (arm64 without cgo).  */
 bool gobin_tls_g_offset (const struct go_bin *b, long *off);
 
+/* The names of the runtime's wait reasons (runtime.waitReasonStrings, by
+   number), from .symtab and the data they point to: *NAMES (malloc'd, an
+   entry NULL where a name is missing, empty, longer than 64 bytes or not
+   printable ASCII) and *N; *N is 0 when the binary does not say.  Free
+   with gobin_wait_reasons_free.  */
+void gobin_wait_reasons (const struct go_bin *b, char ***names, size_t *n);
+void gobin_wait_reasons_free (char **names, size_t n);
+
 #endif

@@ -75,11 +75,17 @@ compare_name (const void *a, const void *b, void *bin)
   return c != 0 ? c : (x->entry < y->entry ? -1 : x->entry > y->entry);
 }
 
+bool
+gobin_regabi (const struct go_bin *b)
+{
+  return effective_minor (b) >= (b->arch == GO_ARCH_AMD64 ? 17 : 18);
+}
+
 void
 gobin_classify_abi (struct go_bin *b)
 {
   int minor = effective_minor (b);
-  bool regabi = minor >= (b->arch == GO_ARCH_AMD64 ? 17 : 18);
+  bool regabi = gobin_regabi (b);
   for (size_t i = 0; i < b->nfuncs; i++)
     {
       struct go_func *f = &b->funcs[i];

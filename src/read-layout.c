@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <error.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <dwarf.h>
@@ -213,4 +214,44 @@ gobin_tls_g_offset (const struct go_bin *b, long *off)
   uint64_t align = tls.p_align ? tls.p_align : 1;
   *off = (long) (sym + 16 + ((tls.p_vaddr - 16) & (align - 1)));
   return true;
+}
+
+void
+gobin_wait_reasons (const struct go_bin *b, char ***names, size_t *n)
+{
+  *names = NULL;
+  *n = 0;
+  uint64_t addr, size;
+  /* [N]string: a pointer and a length each.  */
+  if (b->ptrsize != 8
+      || !gobin_symbol (b, "runtime.waitReasonStrings", &addr, &size)
+      || size % 16 != 0 || size == 0 || size / 16 > 256)
+    return;
+  size_t count = size / 16;
+  const uint8_t *p = gobin_vaddr (b, addr, size, NULL);
+  char **v = p != NULL ? calloc (count, sizeof *v) : NULL;
+  if (v == NULL)
+    return;
+  for (size_t i = 0; i < count; i++)
+    {
+      uint64_t ptr = gobin_read_uint (b, p + 16 * i, 8);
+      uint64_t len = gobin_read_uint (b, p + 16 * i + 8, 8);
+      const uint8_t *str = len > 0 && len <= 64
+        ? gobin_vaddr (b, ptr, len, NULL) : NULL;
+      bool ok = str != NULL;
+      for (uint64_t k = 0; ok && k < len; k++)
+        ok = str[k] >= 0x20 && str[k] <= 0x7e;
+      if (ok)
+        v[i] = strndup ((const char *) str, len);
+    }
+  *names = v;
+  *n = count;
+}
+
+void
+gobin_wait_reasons_free (char **names, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free (names[i]);
+  free (names);
 }

@@ -1,7 +1,7 @@
 /* run-script.c: what a SystemTap script needs from gostap: the go.func
    probe points it names (wildcards included) and whether it uses a static
-   alias built on a return alias.  Comments are not stripped: a name in a
-   comment only makes gostap generate one alias more.  */
+   alias built on a return alias.  Names in comments and strings do not
+   count.  */
 
 #include "config.h"
 
@@ -21,15 +21,35 @@ ident_char (char c)
 }
 
 static int
-add_pattern (struct run_script *s, const char *p, size_t n)
+add_pattern (struct run_script *s, const char *p, size_t n, bool optional)
 {
   char **nv = reallocarray (s->patterns, s->npatterns + 1, sizeof *nv);
   if (nv == NULL)
     return -1;
   s->patterns = nv;
+  bool *nm = reallocarray (s->matched, s->npatterns + 1, sizeof *nm);
+  if (nm == NULL)
+    return -1;
+  s->matched = nm;
   if ((s->patterns[s->npatterns] = strndup (p, n)) == NULL)
     return -1;
+  s->matched[s->npatterns] = optional;
   s->npatterns++;
+  return 0;
+}
+
+int
+run_script_check_matched (const struct run_script *s, const char *binary)
+{
+  for (size_t i = 0; i < s->npatterns; i++)
+    if (!s->matched[i])
+      {
+        error (0, 0, "%s: no Go function of %s has the probe point %s (see "
+               "`gostap list`; C functions of cgo programs are no go.func "
+               "aliases: probe process(\"...\").function(\"NAME\"))",
+               s->path ? s->path : "the script", binary, s->patterns[i]);
+        return -1;
+      }
   return 0;
 }
 
@@ -38,6 +58,7 @@ run_read_script (struct run_script *s, const char *path,
                  const char *inline_text)
 {
   memset (s, 0, sizeof *s);
+  s->path = inline_text != NULL ? "-e script" : path;
   if (inline_text != NULL)
     s->text = strdup (inline_text);
   else
@@ -64,12 +85,39 @@ run_read_script (struct run_script *s, const char *path,
     }
   if (s->text == NULL)
     return -1;
-  for (const char *p = s->text; (p = strstr (p, "go.")) != NULL; p++)
+  for (const char *p = s->text; *p != '\0'; p++)
     {
-      if (p > s->text && (ident_char (p[-1]) || p[-1] == '.'))
+      /* Comments (//, #, C style) and string literals name no probe.  */
+      if ((p[0] == '/' && p[1] == '/') || p[0] == '#')
+        {
+          p += strcspn (p, "\n");
+          if (*p == '\0')
+            break;
+          continue;
+        }
+      if (p[0] == '/' && p[1] == '*')
+        {
+          const char *e = strstr (p + 2, "*/");
+          if (e == NULL)
+            break;
+          p = e + 1;
+          continue;
+        }
+      if (p[0] == '"')
+        {
+          for (p++; *p != '\0' && *p != '"'; p++)
+            if (p[0] == '\\' && p[1] != '\0')
+              p++;
+          if (*p == '\0')
+            break;
+          continue;
+        }
+      if (strncmp (p, "go.", 3) != 0
+          || (p > s->text && (ident_char (p[-1]) || p[-1] == '.')))
         continue;
       if (strncmp (p, "go.goroutine.create", 19) == 0
-          || strncmp (p, "go.gc.done", 10) == 0)
+          || strncmp (p, "go.gc.done", 10) == 0
+          || strncmp (p, "go.runtime.world_start", 22) == 0)
         s->runtime_returns = true;
       if (strncmp (p, "go.func.", 8) != 0)
         continue;
@@ -77,13 +125,20 @@ run_read_script (struct run_script *s, const char *path,
       while (ident_char (p[n]) || p[n] == '.' || p[n] == '*' || p[n] == '?'
              || p[n] == '[' || p[n] == ']')
         n++;
-      while (n > 8 && p[n - 1] == '.')
-        n--;
-      if (n > 8 && add_pattern (s, p, n) != 0)
+      size_t end = n;
+      /* A trailing ? or ! (or one after blanks) makes the probe point
+         optional in SystemTap: it may match nothing.  */
+      bool optional = false;
+      while (n > 8 && (p[n - 1] == '.' || p[n - 1] == '?'))
+        optional |= p[--n] == '?';
+      const char *q = p + end + strspn (p + end, " \t");
+      optional |= *q == '?' || *q == '!';
+      if (n > 8 && add_pattern (s, p, n, optional) != 0)
         {
           error (0, errno, "out of memory");
           return -1;
         }
+      p += end - 1;
     }
   return 0;
 }
@@ -94,6 +149,7 @@ run_script_free (struct run_script *s)
   for (size_t i = 0; i < s->npatterns; i++)
     free (s->patterns[i]);
   free (s->patterns);
+  free (s->matched);
   free (s->text);
   memset (s, 0, sizeof *s);
 }

@@ -11,7 +11,10 @@
 struct run_script
 {
   char *text;
+  const char *path;       /* the script's file, for messages */
   char **patterns;        /* "go.func.main.*", "go.func.main.add.return" */
+  bool *matched;          /* per pattern: optional (?, !) or seen to match
+                             an alias (set by cmd-run.c script_uses) */
   size_t npatterns;
   bool runtime_returns;   /* uses a static alias built on a return alias */
 };
@@ -21,6 +24,10 @@ struct run_script
 int run_read_script (struct run_script *s, const char *path,
                      const char *inline_text);
 void run_script_free (struct run_script *s);
+/* After every function was tried: one line and -1 when a pattern that is
+   not optional matched no alias of BINARY (stap would fail on it).  */
+int run_script_check_matched (const struct run_script *s,
+                              const char *binary);
 
 /* Check what would make stap fail: stap missing or too old, libdw older
    than 0.191 (with DWARF: numeric statement probes), and when the probes

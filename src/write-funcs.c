@@ -35,8 +35,10 @@
 /* The runtime functions that tapsets/go_runtime.stp builds its aliases on:
    gen and run always generate them.  */
 static const char *const runtime_events[] = {
-  "runtime.newstack", "runtime.newproc1", "runtime.goexit1",
+  "runtime.newstack", "runtime.copystack", "runtime.newproc1", "runtime.goexit1",
   "runtime.casgstatus", "runtime.gcStart", "runtime.gcMarkTermination",
+  "runtime.(*gcControllerState).startCycle", "runtime.stopTheWorldWithSema",
+  "runtime.startTheWorldWithSema",
 };
 
 bool

@@ -55,11 +55,34 @@ write_target (const struct go_bin *b, const struct go_layout *l,
   constant (f, "_go_off_gobuf_g", l->gobuf_g);
   constant (f, "_go_off_gobuf_lr", l->gobuf_lr);
   constant (f, "_go_off_gobuf_bp", l->gobuf_bp);
+  fputs ("// 1: Go functions take their arguments in registers "
+         "(ABIInternal); 0: on the stack.\n", f);
+  constant (f, "_go_regabi", gobin_regabi (b));
   long tls;
   bool have_tls = gobin_tls_g_offset (b, &tls);
   fputs ("// g's thread-local slot from the thread pointer (0 known: none).\n",
          f);
   constant (f, "_go_tls_known", have_tls);
   constant (f, "_go_tls_g_offset", have_tls ? tls : 0);
+
+  char **reasons;
+  size_t nreasons;
+  gobin_wait_reasons (b, &reasons, &nreasons);
+  fputs ("\n/** sfunction go_wait_reason - the name of a goroutine wait "
+         "reason\n * @reason: a runtime.waitReason number (the reason "
+         "argument of runtime.gopark)\n * Description: The name the Go "
+         "release of the binary gives it, from its\n * "
+         "runtime.waitReasonStrings (\"chan receive\"); the number as "
+         "text where the\n * binary does not say.\n */\n"
+         "function go_wait_reason:string (reason:long) {\n", f);
+  for (size_t i = 0; i < nreasons; i++)
+    if (reasons[i] != NULL)
+      {
+        fprintf (f, "  if (reason == %zu) return ", i);
+        stp_string (f, reasons[i]);
+        putc ('\n', f);
+      }
+  fputs ("  return sprintf(\"%d\", reason)\n}\n", f);
+  gobin_wait_reasons_free (reasons, nreasons);
   return stp_file_close (&sf, 1);
 }

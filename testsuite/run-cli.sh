@@ -101,6 +101,52 @@ expect_fail 64 "no target" "$GOSTAP" run "$s"
 expect_fail 64 "no script given" "$GOSTAP" run -t "$demo"
 expect_fail 1 "nosuchcommand: command not found" "$GOSTAP" run -c nosuchcommand -p2 "$s"
 
+# What gostap does not promise is refused with one line, before stap runs:
+# return probes on a -w build (no DWARF), and probe points no Go function
+# has (here a C function of a cgo program). What it promises passes -p2:
+# entry probes by name and stack growth on -w, Go functions of the cgo build.
+# Probe points in comments and strings, and optional ones (? and !), are
+# not required to match.
+wbin=$(awk '$2 == "1.24" && $3 == "w" && $4 == "grow" { print $1 }' "$tmp/manifest")
+cbin=$(awk '$2 == "1.24" && $3 == "cgo" && $4 == "cgo" { print $1 }' "$tmp/manifest")
+if [ -n "$wbin" ]; then
+  expect_fail 2 "$wbin: no DWARF \\(built with -ldflags=-w\\?\\): the script uses a go.func.\\*.return alias" \
+    "$GOSTAP" run -t "$wbin" -p2 -e 'probe go.func.main.rec.return { println(r0) }'
+  expect_fail 2 "$wbin: no DWARF .*go.goroutine.create, go.gc.done or go.runtime.world_start" \
+    "$GOSTAP" run -t "$wbin" -p2 -e 'probe go.goroutine.create { println(goid) }'
+  checks=$((checks + 1))
+  if "$GOSTAP" run -t "$wbin" -p2 -e 'probe go.func.main.rec { println(goid) }
+      probe go.runtime.stack_grow { println(new_size) }' >/dev/null 2>"$tmp/err"; then
+    echo "ok - -w build: entry probes by name and go.runtime.stack_grow pass -p2"
+  else
+    fail "-w build: entry probe: $(grep -v '^WARNING' "$tmp/err" | head -3)"
+  fi
+else
+  fail "no Go 1.24 -w grow fixture in the manifest"
+fi
+if [ -n "$cbin" ]; then
+  expect_fail 2 "-e script: no Go function of $cbin has the probe point go.func.cmul" \
+    "$GOSTAP" run -t "$cbin" -p2 -e 'probe go.func.cmul { println(1) }'
+  expect_fail 2 "$tmp/c.stp: no Go function of $cbin has the probe point go.func.main.cmul.return" \
+    sh -c 'printf "probe go.func.main.goAdd {}\nprobe go.func.main.cmul.return { println(1) }\n" > "$1" &&
+           exec "$0" run -t "$2" -p2 "$1"' "$GOSTAP" "$tmp/c.stp" "$cbin"
+  cat > "$tmp/opt.stp" <<'STP'
+// go.func.nosuch1 in a comment
+# go.func.nosuch2
+/* go.func.nosuch3 */
+probe go.func.nosuch4 ?, go.func.main.goAdd { printf("go.func.nosuch5 %d\n", a) }
+probe go.func.nosuch6 !, go.func.main.goAdd.return { println(r0) }
+STP
+  checks=$((checks + 1))
+  if "$GOSTAP" run -t "$cbin" -p2 "$tmp/opt.stp" >/dev/null 2>"$tmp/err"; then
+    echo "ok - cgo build: Go functions pass -p2; names in comments, strings and optional probe points need no match"
+  else
+    fail "cgo build / optional probe points: $(grep -v '^WARNING' "$tmp/err" | head -3)"
+  fi
+else
+  fail "no Go 1.24 cgo fixture in the manifest"
+fi
+
 # -v prints the stap command, with -g only where needed.
 checks=$((checks + 1))
 "$GOSTAP" run -v -t "$demo" -p2 -e 'probe go.func.main.rec.return { println(r0) }' >/dev/null 2>"$tmp/err" || true

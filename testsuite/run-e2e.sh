@@ -11,10 +11,17 @@
 #     compile), two at a time;
 #  4. one boot of the guest runs every module with staprun against its
 #     program, and each program once without probes (e2e/run-guest.sh boot);
-#  5. e2e/check-e2e.py asserts on the values printed: (a) newstack sizes
+#  5. the gostap-run jobs (e2e/gostap-run.sh): gostap itself built in a
+#     chroot of the image, `gostap run -p4` there fills stap's cache, and
+#     the guest runs `gostap run -c 'demo 3' ... examples/SCRIPT` as a user
+#     would: newstack.stp 1 on Go 1.19 and 1.24 (stap 5.1 prints file:line
+#     for DWARF 4 only), every other example on Go 1.24; the -w and cgo
+#     refusals of the image's gostap;
+#  6. e2e/check-e2e.py asserts on the values printed: (a) newstack sizes
 #     and backtraces, (b) argument and result values against the abi
 #     fixture's own CALL/RET lines, (c) entry/return pairing, (d) goroutine
-#     ids, (e) a >= 30 s run under load.
+#     ids, (e) a >= 30 s run under load, (f) the transcript of gostap run:
+#     sizes double, main.rec with main.go:LINE, the module from the cache.
 #
 # Exit: 0 pass, 1 a check failed, 77 qemu cannot start here, 99 anything
 # else went wrong (no image, a module that does not compile, a hung guest).
@@ -28,6 +35,21 @@ e2e=$testsuite/e2e
 
 VERSIONS="1.19 1.24 1.27"
 LOAD_VERSION=1.24
+SPECIAL_VERSION=1.24
+# The gostap-run jobs: `gostap run -c 'demo 3' ... examples/SCRIPT ARGS` in
+# the guest, as a user runs it: newstack on two releases (stap 5.1 prints
+# file:line for DWARF 4 only), every other example on one.
+# name version script [args]
+GOSTAP_RUN_JOBS="
+newstack_1_19 1.19 newstack.stp 1
+newstack_1_24 1.24 newstack.stp 1
+funclatency 1.24 funclatency.stp
+goroutines 1.24 goroutines.stp
+gcpause 1.24 gcpause.stp
+blocking 1.24 blocking.stp
+args 1.24 args.stp
+"
+GOSTAP_RUN_VERSIONS=$(awk 'NF { print $2 }' <<< "$GOSTAP_RUN_JOBS" | sort -u | tr '\n' ' ')
 LOAD_SECONDS=${E2E_LOAD_SECONDS:-30}
 if [ "${E2E_KEEP:-}" = 1 ]; then trap 'echo "work directory kept: $tmp" >&2' EXIT; fi
 
@@ -66,6 +88,21 @@ for v in $VERSIONS; do
       hard_error "gostap gen $f-$v failed"
   done
 done
+# (f) a -w build and a cgo build (Go $SPECIAL_VERSION): growW-V, cgo-V.
+for fv in "grow w growW" "cgo cgo cgo"; do
+  read -r f variant name <<< "$fv"
+  src=$(awk -v v="$SPECIAL_VERSION" -v f="$f" -v w="$variant" '$2 == v && $3 == w && $4 == f { print $1 }' <<< "$manifest")
+  [ -n "$src" ] || hard_error "no $variant build of $f for Go $SPECIAL_VERSION in the manifest"
+  cp "$src" "$share/bin/$name-$SPECIAL_VERSION"
+  "$GOSTAP" gen "$share/bin/$name-$SPECIAL_VERSION" -o "$share/ts/$name-$SPECIAL_VERSION" "main.*" ||
+    hard_error "gostap gen $name-$SPECIAL_VERSION failed"
+done
+sed -i "s|@CGO_BIN@|$share/bin/cgo-$SPECIAL_VERSION|" "$share/scripts/cgo.stp"
+for v in $GOSTAP_RUN_VERSIONS; do
+  src=$(awk -v v="$v" '$2 == v && $3 == "default" && $4 == "demo" { print $1 }' <<< "$manifest")
+  [ -n "$src" ] || hard_error "no demo binary for Go $v in the manifest"
+  cp "$src" "$share/bin/demo-$v"
+done
 
 # --- modules ----------------------------------------------------------------------
 # name script fixture version [tapset dir of the script]
@@ -82,6 +119,7 @@ for v in $VERSIONS; do
   fi
   jobs+=("values_${v/./_} values abi $v" "pairing_${v/./_} pairing grow $v")
 done
+jobs+=("wbuild wbuild growW $SPECIAL_VERSION" "cgo cgo cgo $SPECIAL_VERSION")
 [ "$LOAD_SECONDS" -gt 0 ] && jobs+=("load load grow $LOAD_VERSION")
 
 compile_one () {
@@ -108,17 +146,46 @@ while [ $# -gt 0 ]; do
 done
 t_compile=$(elapsed "$t0" "$(now)")
 
+# --- gostap in the image: build, gostap run -p4 -------------------------------------
+. "$e2e/gostap-run.sh"
+# The command of the guest for a job (the chroot adds -p4 -r KVER).
+gostap_run_args () {
+  local v=$1 script=$2
+  shift 2
+  gr_args=(-c "$share/bin/demo-$v 3" -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000
+           -DMAXSKIPPED=1000000 "examples/$script" "$@")
+}
+t0=$(now)
+builddir=$(cd "$(dirname "$GOSTAP")/.." && pwd)
+gr_prepare "$image" "$share" "$builddir" || hard_error "gostap does not build in the image"
+t_gbuild=$(elapsed "$t0" "$(now)")
+t0=$(now)
+while read -r name v script args; do
+  [ -n "$name" ] || continue
+  # shellcheck disable=SC2086
+  gostap_run_args "$v" "$script" $args
+  gr_compile "$image" "$share" "$share/mod/gostap_run_$name.log" "${gr_args[@]}" ||
+    hard_error "gostap run -p4 $script (Go $v) fails in the image"
+done <<< "$GOSTAP_RUN_JOBS"
+t_gcompile=$(elapsed "$t0" "$(now)")
+
+# What gostap does not promise for the -w and cgo builds: refused by the
+# image's gostap, against its stap, with one line (checked by check-e2e.py).
+refusal () {
+  local name=$1 bin=$2 st=0
+  shift 2
+  ( cd "$share" && "$e2e/run-guest.sh" chroot "$image" "$share" env $(gr_env "$share") \
+      gostap run -p2 -t "$share/bin/$bin" -e "$*" ) >"$share/out/$name.refusal" 2>&1 || st=$?
+  echo "$st" > "$share/out/$name.refusal-rc"
+}
+refusal wbuild "growW-$SPECIAL_VERSION" 'probe go.func.main.rec.return { println(r0) }'
+refusal cgo "cgo-$SPECIAL_VERSION" 'probe go.func.cmul { println(1) }'
+
 # --- the guest's script ---------------------------------------------------------------
 {
-  echo '#!/bin/bash'
-  echo "S=$share"
+  # binaries on a tmpfs over bin/ (see gr_guest_prologue)
+  gr_guest_prologue "$share"
   cat <<'EOF'
-cd "$S"
-# uprobes are placed on an inode; a 9p mount without caching makes a new
-# inode for every lookup, so probes on binaries read from the share never
-# fire: run them from a tmpfs mounted over bin/.
-mkdir -p /tmp/bin && cp -a "$S/bin/." /tmp/bin/ && mount --bind /tmp/bin "$S/bin"
-echo "guest: $(uname -r), $(stap -V 2>&1 | head -1)"
 stamp () { date +%s.%N; }
 # run NAME MODULE LIMIT CMD: staprun MODULE with CMD, stap's output in
 # out/NAME.stap, CMD's in out/NAME.prog, staprun's stderr in out/NAME.err.
@@ -142,6 +209,15 @@ EOF
     echo "run values_$u values_$u 240 \"\$S/bin/abi-$v\""
     echo "run pairing_$u pairing_$u 240 \"\$S/bin/grow-$v\""
   done
+  while read -r name v script args; do
+    [ -n "$name" ] || continue
+    # shellcheck disable=SC2086
+    gostap_run_args "$v" "$script" $args
+    gr_guest_lines "$share" "gostap_run_$name" 600 "${gr_args[@]}"
+  done <<< "$GOSTAP_RUN_JOBS"
+  echo "\"\$S/bin/growW-$SPECIAL_VERSION\" > \"\$S/out/base_wbuild.prog\" 2>&1"
+  echo "run wbuild wbuild 240 \"\$S/bin/growW-$SPECIAL_VERSION\""
+  echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
   [ "$LOAD_SECONDS" -gt 0 ] && echo "run load load $((LOAD_SECONDS + 240)) \"\$S/scripts/load.sh\" \"\$S/bin/grow-$LOAD_VERSION\" $LOAD_SECONDS \"\$S/out/load.runs\""
   echo 'echo "guest: done"'
 } > "$share/guest.sh"
@@ -164,9 +240,12 @@ run_s=$(sed -n 's/^gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$sha
 
 # --- checks ---------------------------------------------------------------------------
 st=0
-E2E_LOAD_SECONDS=$LOAD_SECONDS python3 "$e2e/check-e2e.py" "$share/out" $VERSIONS || st=$?
+E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
+  E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" \
+  python3 "$e2e/check-e2e.py" "$share/out" $VERSIONS || st=$?
 echo "timings: fixtures ${t_fixtures} s, image ${t_image} s, module compile ${t_compile} s" \
-     "(${#jobs[@]} modules), guest ${t_guest} s (boot to init script ${boot_s:-?} s," \
+     "(${#jobs[@]} modules), gostap build in the image ${t_gbuild} s, gostap run -p4" \
+     "${t_gcompile} s ($(grep -c . <<< "$GOSTAP_RUN_JOBS") modules), guest ${t_guest} s (boot to init script ${boot_s:-?} s," \
      "tests $(awk -v a="${boot_s:-0}" -v b="${run_s:-0}" 'BEGIN { printf "%.1f", b - a }') s)," \
      "total $(elapsed "$t_all" "$(now)") s"
 [ "$st" = 0 ] || [ "$st" = 1 ] || hard_error "check-e2e.py failed (exit $st)"

@@ -43,10 +43,16 @@ probe go.runtime.newstack {
          preempt, morebuf_pc, morebuf_sp, morebuf_lr, sched_pc, sched_sp,
          sched_bp)
 }
+probe go.runtime.stack_grow {
+  printf("%d %d %d %x %x %x %d\n", goid, old_size, new_size, sched_pc, sched_sp,
+         sched_bp, _go_arg_word(2))
+}
 probe go.goroutine.create { printf("%d %d\n", goid, parent_goid) }
 probe go.goroutine.exit { printf("%d\n", goid) }
 probe go.goroutine.state { printf("%d %d %d\n", goid, old, new) }
-probe go.gc.start, go.gc.done { printf("%d\n", goid) }
+probe go.gc.start, go.gc.done, go.runtime.world_stop, go.runtime.world_start {
+  printf("%d\n", goid)
+}
 probe end {
   printf("%d %d %d %d %d %d %d %s %s %s %d\n", go_g(), go_tls_g(), go_goid(), go_m(),
          go_curg(), go_curg_goid(), go_stack_hi() - go_stack_lo(),

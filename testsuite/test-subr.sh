@@ -9,6 +9,18 @@ set -eu
 export GOSTAP top_srcdir
 testsuite=$top_srcdir/testsuite
 
+# plain_gostap: prints a gostap built without sanitizers, for the tests that
+# measure memory or run valgrind: $GOSTAP itself when it is plain, else
+# $GOSTAP_PLAIN (tools/check.sh builds one in _build/plain and exports it);
+# prints nothing when there is none.
+plain_gostap () {
+  if ! ldd "$GOSTAP" 2>/dev/null | grep -q libasan; then
+    echo "$GOSTAP"
+  elif [ -n "${GOSTAP_PLAIN:-}" ] && [ -x "$GOSTAP_PLAIN" ]; then
+    echo "$GOSTAP_PLAIN"
+  fi
+}
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gostap-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 

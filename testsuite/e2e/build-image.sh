@@ -13,7 +13,7 @@
 #
 # Two cached layers under ${GOSTAP_TEST_CACHE:-~/.cache/gostap-test}/e2e/:
 #   base-<key>/root    the debootstrapped tree; <key> hashes the suite and
-#                      the package list (this file's RECIPE lines)
+#                      the package list (SUITE and PACKAGES below)
 #   image-<key>/       root/ (the base tree customised: our init, the
 #                      runtime patch when needed), disk.img (ext4 made with
 #                      mkfs.ext4 -d from root/), vmlinuz, initrd.img, info;
@@ -32,6 +32,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 SUITE=trixie
 PACKAGES=linux-image-amd64,linux-headers-amd64,systemtap,gcc,make,libc6-dev,elfutils,kmod,udev,procps
+# What building gostap itself in the image needs (the gostap-run job of
+# run-e2e.sh and demo-newstack.sh build it in a chroot of the image and run
+# `gostap run` in the guest): tools/deps.sh's build list, trixie names.
+PACKAGES=$PACKAGES,libelf-dev,libdw-dev,libcapstone-dev,libzydis-dev,pkg-config,autoconf,automake,python3
 DISK_SIZE=3G
 E2E=$CACHE/e2e
 

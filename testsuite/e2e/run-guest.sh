@@ -10,6 +10,20 @@
 #       tapsets and modules have the same paths everywhere. Output of stap
 #       in SHARE/mod/NAME.log. Time limit: $E2E_COMPILE_TIMEOUT (300 s).
 #
+#   run-guest.sh chroot IMAGE SHARE COMMAND [ARG...]
+#       Run COMMAND in a chroot of the guest's own disk: IMAGE/disk.img
+#       loop-mounted read-only, tmpfs on /tmp and /root, SHARE at its own
+#       path (it must lie under /tmp, or in a directory the image has),
+#       /proc, /dev; a clean environment (HOME=/root, PATH, LANG; put more
+#       in front with env VAR=VALUE); in the current directory when it is
+#       inside SHARE, else in SHARE. Output to stdout and stderr. The
+#       gostap-run job builds gostap and runs `gostap run -p4` this way
+#       (gostap-run.sh): the disk, not IMAGE/root, because stap's cache key
+#       has the sizes of directories (runtime/linux: 12288 bytes in root/,
+#       where the runtime patch rewrote files, 8192 on the disk mkfs.ext4 -d
+#       made), and a module compiled here must be the one the guest looks
+#       up. Time limit: $E2E_CHROOT_TIMEOUT (900 s).
+#
 #   run-guest.sh boot IMAGE SHARE TIMEOUT
 #       Boot the guest (qemu TCG, vm.md) with SHARE as its 9p share; its
 #       init (guest-init.sh) runs SHARE/guest.sh, writes guest.log and
@@ -67,6 +81,34 @@ compile)
     }
   [ -f "$share/mod/$name.ko" ] || { cat "$share/mod/$name.log" >&2; echo "run-guest.sh: no $name.ko" >&2; exit 1; }
   ;;
+chroot)
+  [ $# -ge 3 ] || die "usage: run-guest.sh chroot IMAGE SHARE COMMAND [ARG...]"
+  image=$1 share=$2
+  shift 2
+  [ -f "$image/disk.img" ] && [ -n "$(kernel_of "$image")" ] || die "$image is not an e2e image"
+  case $PWD/ in "$share"/*) dir=$PWD ;; *) dir=$share ;; esac
+  mnt=$(mktemp -d "${TMPDIR:-/tmp}/gostap-chroot.XXXXXX")
+  st=0
+  # The loop device is released with the mount (autoclear), when the
+  # private mount namespace ends.
+  timeout -k 10 "${E2E_CHROOT_TIMEOUT:-900}" unshare -m --propagation private \
+    /bin/sh -euc '
+      disk=$1 root=$2 share=$3 dir=$4
+      shift 4
+      mount -o loop,ro,noload "$disk" "$root"
+      mount -t tmpfs tmpfs "$root/tmp"
+      mount -t tmpfs tmpfs "$root/root"
+      mkdir -p "$root$share" 2>/dev/null ||
+        { echo "run-guest.sh: $share: not under /tmp, nor in a directory of the image" >&2; exit 99; }
+      mount --bind "$share" "$root$share"
+      mount -t proc proc "$root/proc"
+      mount --bind /dev "$root/dev"
+      exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+        LANG=C.UTF-8 /bin/sh -c "cd \"\$0\" && exec \"\$@\"" "$dir" "$@"
+    ' sh "$image/disk.img" "$mnt" "$share" "$dir" "$@" || st=$?
+  rmdir "$mnt" 2>/dev/null || true
+  exit "$st"
+  ;;
 boot)
   [ $# -eq 3 ] || die "usage: run-guest.sh boot IMAGE SHARE TIMEOUT"
   image=$1 share=$2 limit=$3
@@ -101,6 +143,6 @@ boot)
   [ "$(cat "$share/guest.rc")" = 0 ] || exit 1
   ;;
 *)
-  die "usage: run-guest.sh compile|boot ..."
+  die "usage: run-guest.sh compile|chroot|boot ..."
   ;;
 esac
