@@ -498,8 +498,9 @@ def check_wbuild():
     for m in re.finditer(r"^runtime: newstack: (\d+) -> (\d+) goid=(\d+)$", stap, flags=re.M):
         o, n, g = map(int, m.groups())
         growth.setdefault(g, []).append((o, n))
-    rec = {int(g): (int(e), int(n)) for g, e, n in
-           re.findall(r"^WREC goid=(\d+) entries=(\d+) growths=(\d+)$", stap, flags=re.M)}
+    rec = {int(g): (int(e), int(n)) for g, e, _, n in
+           re.findall(r"^WREC goid=(\d+) entries=(\d+) growths=(\d+) newstacks=(\d+)$",
+                      stap, flags=re.M)}
     goids = {int(g) for g in re.findall(r"^WGOID goid=(\d+)$", stap, flags=re.M)}
     check(workers and set(workers) <= goids,
           f"{name}: go.func.main.goid (by name) saw the goids the program printed "
@@ -514,10 +515,12 @@ def check_wbuild():
         calls = d + 1
         e, n = rec.get(g, (0, 0))
         # function("main.rec") sits on the first instruction: once a call,
-        # plus once more for each growth that restarts main.rec.
+        # plus once more each time a failed stack check (growth, or a
+        # preemption request) restarts main.rec: at most one per
+        # runtime.newstack call on the goroutine.
         check(calls <= e <= calls + n,
               f"{name}: go.func.main.rec (by name) on goroutine {g}: {e} entries for "
-              f"{calls} calls and {n} growths",
+              f"{calls} calls and {n} runtime.newstack calls",
               f"expected {calls}..{calls + n}")
 
 
