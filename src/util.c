@@ -54,7 +54,9 @@ name_matches (char *const *globs, int nglobs, const char *name, bool *used)
   bool any = false;
   for (int i = 0; i < nglobs; i++)
     if (strcmp (globs[i], name) == 0
-        || fnmatch (globs[i], name, FNM_NOESCAPE) == 0)
+        /* without *, ? or [, fnmatch is strcmp (FNM_NOESCAPE) */
+        || (strpbrk (globs[i], "*?[") != NULL
+            && fnmatch (globs[i], name, FNM_NOESCAPE) == 0))
       any = used[i] = true;
   return any;
 }

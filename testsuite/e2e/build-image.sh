@@ -39,6 +39,10 @@ PACKAGES=$PACKAGES,libelf-dev,libdw-dev,libcapstone-dev,libzydis-dev,pkg-config,
 DISK_SIZE=3G
 E2E=$CACHE/e2e
 
+# Standard output carries the image's path and nothing else: every other
+# output goes to stderr (fd 3 is the caller's stdout).
+exec 3>&1 1>&2
+
 die () { echo "build-image.sh: $*" >&2; exit 1; }
 log () { echo "build-image.sh: $*" >&2; }
 
@@ -73,7 +77,7 @@ image=$E2E/image-$image_key
 
 if [ -f "$image/info" ] && [ -f "$image/disk.img" ]; then
   touch "$image"
-  echo "$image"
+  echo "$image" >&3
   exit 0
 fi
 
@@ -125,7 +129,7 @@ cat "$tmpi/runtime-patch.log" >&2
 cp "$r/boot/vmlinuz-$kver" "$tmpi/vmlinuz"
 cp "$r/boot/initrd.img-$kver" "$tmpi/initrd.img"
 stapv=$(chroot "$r" stap -V 2>&1 | head -1)
-timeout 600 mkfs.ext4 -q -F -L gostap-e2e -d "$r" "$tmpi/disk.img" "$DISK_SIZE" ||
+timeout 600 mkfs.ext4 -q -F -L gostap-e2e -d "$r" "$tmpi/disk.img" "$DISK_SIZE" >&2 ||
   die "mkfs.ext4 -d failed"
 { echo "suite $SUITE"
   echo "kernel $kver"
@@ -136,4 +140,4 @@ log "customising and mkfs took $(( $(date +%s) - t0 )) s"
 rm -rf "$E2E"/image-*
 mv "$tmpi" "$image"
 trap - EXIT
-echo "$image"
+echo "$image" >&3
