@@ -7,11 +7,24 @@
 #   CACHE=...; . debian-archive.sh
 #   archive_setup SUITE...          # private sources.list + apt-get update
 #   archive_fetch DIR PACKAGE...    # apt-get download + dpkg-deb -x into DIR
+#
+# Tests run in parallel (make check -j) and share the cache: each of the two
+# calls holds the lock $CACHE/.apt.lock while it uses the private apt state
+# (apt-get update fails at once, not waits, when another one holds its lists).
+# It is the innermost lock: scripts that hold a lock of their own (one of
+# go-toolchains.sh, build-fixtures.sh, stap-env.sh) take it inside theirs.
 
 : "${CACHE:=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}}"
 APT=$CACHE/apt
 
 archive_die () { echo "${0##*/}: $*" >&2; exit 1; }
+
+# archive_locked CMD...: run CMD in a subshell holding $CACHE/.apt.lock; its
+# status (an archive_die inside exits the subshell, then the caller).
+archive_locked () {
+  mkdir -p "$CACHE" || archive_die "cannot create the cache directory $CACHE"
+  ( flock 8 || archive_die "flock $CACHE/.apt.lock failed"; "$@" ) 8>"$CACHE/.apt.lock" || exit $?
+}
 
 # The URI of the Debian archive this machine uses for its own release.
 archive_mirror () {
@@ -35,7 +48,8 @@ archive_apt () {
 
 # archive_setup SUITE...: lists for these suites (plus any already set up),
 # refreshed when the suite set changes or the lists are a day old.
-archive_setup () {
+archive_setup () { archive_locked archive_setup_unlocked "$@"; }
+archive_setup_unlocked () {
   local m s suites
   m=$(archive_mirror)
   mkdir -p "$APT/state/lists/partial" "$APT/cache/archives/partial"
@@ -56,7 +70,8 @@ archive_setup () {
 
 # archive_fetch DIR PACKAGE[=VERSION]...: unpack the packages into DIR,
 # built under a temporary name and renamed, so DIR is whole or absent.
-archive_fetch () {
+archive_fetch () { archive_locked archive_fetch_unlocked "$@"; }
+archive_fetch_unlocked () {
   local dir=$1 tmp deb
   shift
   mkdir -p "$(dirname "$dir")"

@@ -44,7 +44,7 @@ while read -r pkg suite path; do
   if [ ! -f "$dir/$path" ]; then
     if [ $setup_done = no ]; then
       ( archive_setup bookworm trixie forky ) >"$tmp/setup.log" 2>&1 ||
-        skip "cannot set up the Debian archive lists: $(tail -1 "$tmp/setup.log")"
+        hard_error "cannot set up the Debian archive lists: $(tail -1 "$tmp/setup.log")"
       setup_done=yes
     fi
     ( archive_fetch "$dir" "$pkg/$suite" ) >"$tmp/fetch.log" 2>&1 ||

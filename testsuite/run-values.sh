@@ -37,8 +37,7 @@ fi
 
 versions=${GOSTAP_GO_VERSIONS:-}
 # shellcheck disable=SC2086
-"$testsuite/go-toolchains.sh" $versions > "$tmp/toolchains" 2> "$tmp/toolchains.err" ||
-  skip "cannot install the Go toolchains: $(tail -3 "$tmp/toolchains.err")"
+need_toolchains $versions > "$tmp/toolchains"
 # shellcheck disable=SC2086
 "$testsuite/build-fixtures.sh" $versions > "$tmp/manifest" 2> "$tmp/build.err" ||
   hard_error "build-fixtures.sh failed: $(tail -20 "$tmp/build.err")"

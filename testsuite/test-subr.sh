@@ -58,6 +58,16 @@ fixture_manifest () {
   "$testsuite/build-fixtures.sh"
 }
 
+# need_toolchains VERSION...: the "VERSION GOROOT" lines of go-toolchains.sh.
+# Skips only where there is no Debian archive to take them from (no
+# apt-get); on a Debian machine a failed download is an error.
+need_toolchains () {
+  command -v apt-get >/dev/null 2>&1 ||
+    skip "no apt-get: the Go toolchains of the test matrix come from Debian's archive"
+  "$testsuite/go-toolchains.sh" "$@" 2>"$tmp/toolchains.err" ||
+    hard_error "cannot install the Go toolchains: $(tail -3 "$tmp/toolchains.err")"
+}
+
 # need_stap: set $STAP (a command prefix) and $STAP_LIBDW_VERSION from
 # stap-env.sh, or skip the test when no suitable stap can be had here.
 need_stap () {
