@@ -160,7 +160,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         ? k : b.nfuncs - (MAX_FUNCS - k);
       struct go_func *f = &b.funcs[i];
       touch (f->name);
-      touch (f->file);
+      touch (gobin_func_file (&b, f));
+      sink += (size_t) gobin_func_line (&b, f);
       if (gobin_analyze (&b, f) != EXIT_OK)
         continue;
       sink += (size_t) gobin_frame_size (&b, f);

@@ -119,8 +119,9 @@ cmd_doctor (int argc, char **argv)
             ? b.go_version : "Go version unknown", arch_name (b.arch),
             b.pie ? "PIE" : "not PIE", b.cgo ? ", cgo" : "");
   line ("ok", "binary", buf);
+  int dwarf_version = gobin_dwarf_version (&b);
   snprintf (buf, sizeof buf, b.has_dwarf ? "DWARF %d" : "none (-ldflags=-w)",
-            b.dwarf_version);
+            dwarf_version);
   line (b.has_dwarf ? "ok" : "NO", "DWARF", buf);
   line (b.has_symtab ? "ok" : "NO", ".symtab", b.has_symtab ? "present"
         : "none (-ldflags=-s)");
@@ -144,7 +145,7 @@ cmd_doctor (int argc, char **argv)
   bool frames = b.has_dwarf;
   if (!frames)
     line ("NO", "backtraces", "no .debug_frame (-w drops it)");
-  else if (b.dwarf_version >= 5 && have_stap && sM == 5 && sm <= 1)
+  else if (dwarf_version >= 5 && have_stap && sM == 5 && sm <= 1)
     line ("NO", "backtraces", "SystemTap 5.1 cannot read DWARF 5 line "
           "tables for print_ubacktrace_fileline");
   else

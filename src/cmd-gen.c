@@ -90,7 +90,8 @@ cmd_gen (int argc, char **argv)
       ret = EXIT_BADINPUT;
       goto out;
     }
-  ret = select_functions (&b, &a.sel, write_is_runtime_event, &sel, &n);
+  ret = select_functions (&b, &a.sel, write_runtime_events,
+                          write_nruntime_events, &sel, &n);
   if (ret != EXIT_OK)
     goto out;
   ret = EXIT_ERROR;

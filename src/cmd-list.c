@@ -140,7 +140,7 @@ print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
            b->text_start, b->pie ? "true" : "false", b->cgo ? "true" : "false",
            b->external_link ? "true" : "false",
            b->has_symtab ? "true" : "false", b->has_dwarf ? "true" : "false",
-           b->dwarf_version);
+           gobin_dwarf_version (b));
   for (size_t i = 0; i < n; i++)
     {
       const struct go_func *fn = sel[i];
@@ -165,11 +165,12 @@ print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
       json_addrs (f, "undecoded_at", &fn->code.undecoded);
       fprintf (f, ", \"frame_size\": %" PRId32 ", \"file\": ",
                gobin_frame_size (b, fn));
-      if (fn->file != NULL)
-        out_json_string (f, fn->file);
+      const char *file = gobin_func_file (b, fn);
+      if (file != NULL)
+        out_json_string (f, file);
       else
         fputs ("null", f);
-      fprintf (f, ", \"line\": %" PRId32, fn->line);
+      fprintf (f, ", \"line\": %" PRId32, gobin_func_line (b, fn));
       if (pcsp)
         {
           struct pcsp_out o = { f, true };
@@ -196,7 +197,8 @@ print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
 }
 
 static void
-print_text (FILE *f, const struct go_func **sel, size_t n)
+print_text (FILE *f, const struct go_bin *b, const struct go_func **sel,
+            size_t n)
 {
   for (size_t i = 0; i < n; i++)
     {
@@ -206,11 +208,12 @@ print_text (FILE *f, const struct go_func **sel, size_t n)
                fn->abi == GO_ABI_ABI0 ? "abi0" : "internal",
                fn->code.rets.n);
       out_text_string (f, fn->name);
-      if (fn->file != NULL)
+      const char *file = gobin_func_file (b, fn);
+      if (file != NULL)
         {
           putc (' ', f);
-          out_text_string (f, fn->file);
-          fprintf (f, ":%" PRId32, fn->line);
+          out_text_string (f, file);
+          fprintf (f, ":%" PRId32, gobin_func_line (b, fn));
         }
       if (fn->code.undecoded.n > 0)
         fprintf (f, " [%zu undecoded]", fn->code.undecoded.n);
@@ -249,13 +252,13 @@ cmd_list (int argc, char **argv)
   ret = gobin_open (&b, a.sel.binary);
   if (ret != EXIT_OK)
     goto out;
-  ret = select_functions (&b, &a.sel, NULL, &sel, &n);
+  ret = select_functions (&b, &a.sel, NULL, 0, &sel, &n);
   if (ret != EXIT_OK)
     goto out;
   if (a.json)
     print_json (stdout, &b, sel, n, a.pcsp);
   else
-    print_text (stdout, sel, n);
+    print_text (stdout, &b, sel, n);
   if (fflush (stdout) != 0 || ferror (stdout))
     {
       error (0, errno, "write error");

@@ -13,6 +13,7 @@
 #ifndef GOSTAP_GOBIN_H
 #define GOSTAP_GOBIN_H
 
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -66,8 +67,6 @@ struct go_func
   uint32_t pcsp, pcfile, pcln;  /* offsets of the pc-value tables */
   uint32_t cuoff;               /* compilation unit (Go 1.16+) */
   uint8_t funcid, flag;
-  const char *file;             /* NULL when unknown */
-  int32_t line;                 /* 0 when unknown */
   enum go_abi abi;
   bool wrapper;                 /* the ABI wrapper of a same-named function */
   unsigned dup_index;           /* k-th non-wrapper function of its name */
@@ -101,8 +100,7 @@ struct go_bin
   unsigned ptrsize;
   bool pie;                     /* ET_DYN */
   bool has_symtab;
-  bool has_dwarf;
-  int dwarf_version;            /* of the first CU, 0 without DWARF */
+  bool has_dwarf;               /* .debug_info or .zdebug_info present */
   bool has_section_headers;
   bool cgo;
   bool external_link;
@@ -128,10 +126,27 @@ struct go_bin
   struct go_func *funcs;        /* sorted by entry */
   size_t nfuncs;
 
+  /* Functions by name (read-pclntab.c), for gobin_func_named: a hash of
+     the name picks a bucket, which holds 1 + the index of the first
+     function (lowest entry) of each name that falls in it, chained by
+     name_chain; name_next chains the functions of one name in address
+     order.  0 ends a chain.  */
+  uint32_t *name_buckets;
+  size_t name_nbuckets;         /* a power of two */
+  uint32_t *name_chain, *name_next;
+
   struct go_sym *syms;          /* .symtab functions, sorted by address */
   size_t nsyms;
 
   void *disasm;                 /* read-code.c's decoder state */
+
+  /* libdw's view of the DWARF, opened on first use by gobin_dwarf():
+     dwarf_begin_elf inflates every compressed .debug_* section, work that
+     listing a stripped binary or a gostap run cache hit never needs.  Set
+     only by gobin_dwarf (through a const pointer: a cache, not a fact the
+     reader reports) and released by gobin_close.  */
+  Dwarf *dwarf;
+  bool dwarf_tried;
 };
 
 /* read-elf.c */
@@ -149,6 +164,10 @@ Elf_Scn *gobin_section (const struct go_bin *b, const char *name,
 bool gobin_symbol (const struct go_bin *b, const char *name,
                    uint64_t *value, uint64_t *size);
 const char *gobin_symbol_at (const struct go_bin *b, uint64_t addr);
+/* The binary's DWARF, opened once, or NULL (none, or libdw refused it).  */
+Dwarf *gobin_dwarf (const struct go_bin *b);
+/* The version of the first DWARF unit, 0 without DWARF.  */
+int gobin_dwarf_version (const struct go_bin *b);
 uint64_t gobin_read_uint (const struct go_bin *b, const uint8_t *p,
                           unsigned size);
 
@@ -159,9 +178,20 @@ int go_version_minor (const char *version);
 /* read-pclntab.c */
 int gobin_read_pclntab (struct go_bin *b);
 const struct go_func *gobin_func_at (const struct go_bin *b, uint64_t pc);
+/* The function named NAME with the lowest entry, or NULL; then the next
+   one of the same name, in address order.  */
+const struct go_func *gobin_func_named (const struct go_bin *b,
+                                        const char *name);
+const struct go_func *gobin_next_named (const struct go_bin *b,
+                                        const struct go_func *f);
 bool gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
                     uint32_t table, uint64_t target_pc, int32_t *value);
 int32_t gobin_frame_size (const struct go_bin *b, const struct go_func *f);
+/* Source file and line of the function's entry, from its pcfile and pcln
+   tables on each call (opening a binary walks no function's tables):
+   NULL and 0 when unknown.  */
+const char *gobin_func_file (const struct go_bin *b, const struct go_func *f);
+int32_t gobin_func_line (const struct go_bin *b, const struct go_func *f);
 /* Call FN for each (pc, value) change of a pc-value table from the
    function's entry: 0, or -1 on a malformed table.  */
 int gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,

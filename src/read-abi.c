@@ -65,16 +65,6 @@ effective_minor (const struct go_bin *b)
     }
 }
 
-static int
-compare_name (const void *a, const void *b, void *bin)
-{
-  const struct go_bin *gb = bin;
-  const struct go_func *x = &gb->funcs[*(const size_t *) a];
-  const struct go_func *y = &gb->funcs[*(const size_t *) b];
-  int c = strcmp (x->name, y->name);
-  return c != 0 ? c : (x->entry < y->entry ? -1 : x->entry > y->entry);
-}
-
 bool
 gobin_regabi (const struct go_bin *b)
 {
@@ -98,47 +88,41 @@ gobin_classify_abi (struct go_bin *b)
       else
         f->abi = GO_ABI_INTERNAL;
     }
-  if (!regabi || b->nfuncs < 2)
+  if (!regabi)
     return;
 
-  size_t *idx = malloc (b->nfuncs * sizeof *idx);
-  if (idx == NULL)
-    return;                     /* keep the per-function answer */
-  for (size_t i = 0; i < b->nfuncs; i++)
-    idx[i] = i;
-  qsort_r (idx, b->nfuncs, sizeof *idx, compare_name, b);
-  for (size_t i = 0, j; i < b->nfuncs; i = j)
-    {
-      /* A run [i, j) of functions sharing one name.  */
-      for (j = i + 1; j < b->nfuncs
-           && strcmp (b->funcs[idx[j]].name, b->funcs[idx[i]].name) == 0; j++)
-        ;
-      if (j - i == 2)
-        {
-          struct go_func *x = &b->funcs[idx[i]], *y = &b->funcs[idx[i + 1]];
-          bool xa = x->flag & FUNC_FLAG_ASM, ya = y->flag & FUNC_FLAG_ASM;
-          bool xw = x->funcid != 0, yw = y->funcid != 0;
-          /* Generic code has no ABI wrappers (assembly cannot call it):
-             Go 1.18-1.20 give its instantiations one name, "F[...]".  */
-          if (strchr (x->name, '[') == NULL)
-            {
-              struct go_func *abi0 = xa != ya ? (xa ? x : y)
-                : xw != yw ? (xw ? x : y)
-                : x->end - x->entry <= y->end - y->entry ? x : y;
-              struct go_func *other = abi0 == x ? y : x;
-              abi0->abi = GO_ABI_ABI0;
-              other->abi = GO_ABI_INTERNAL;
-              /* The wrapper: the ABIInternal one when the other is
-                 assembly, else the ABI0 one.  */
-              (xa != ya ? other : abi0)->wrapper = true;
-            }
-        }
-      /* Functions that are not wrappers and share a name are told apart
-         by dup_index, in address order (idx is sorted by name, entry).  */
-      unsigned k = 0;
-      for (size_t m = i; m < j; m++)
-        if (!b->funcs[idx[m]].wrapper)
-          b->funcs[idx[m]].dup_index = k++;
-    }
-  free (idx);
+  /* Each name once, through the name index (read-pclntab.c), with its
+     functions in address order.  */
+  for (size_t k = 0; k < b->name_nbuckets; k++)
+    for (uint32_t h = b->name_buckets[k]; h != 0; h = b->name_chain[h - 1])
+      {
+        struct go_func *x = &b->funcs[h - 1];
+        struct go_func *y = (struct go_func *) gobin_next_named (b, x);
+        if (y == NULL)
+          continue;             /* a name of its own */
+        if (gobin_next_named (b, y) == NULL && strchr (x->name, '[') == NULL)
+          {
+            /* Two functions of one name: a function and its ABI wrapper.
+               Generic code has no ABI wrappers (assembly cannot call it):
+               Go 1.18-1.20 give its instantiations one name, "F[...]".  */
+            bool xa = x->flag & FUNC_FLAG_ASM, ya = y->flag & FUNC_FLAG_ASM;
+            bool xw = x->funcid != 0, yw = y->funcid != 0;
+            struct go_func *abi0 = xa != ya ? (xa ? x : y)
+              : xw != yw ? (xw ? x : y)
+              : x->end - x->entry <= y->end - y->entry ? x : y;
+            struct go_func *other = abi0 == x ? y : x;
+            abi0->abi = GO_ABI_ABI0;
+            other->abi = GO_ABI_INTERNAL;
+            /* The wrapper: the ABIInternal one when the other is
+               assembly, else the ABI0 one.  */
+            (xa != ya ? other : abi0)->wrapper = true;
+          }
+        /* Functions that are not wrappers and share a name are told apart
+           by dup_index, in address order.  */
+        unsigned d = 0;
+        for (struct go_func *f = x; f != NULL;
+             f = (struct go_func *) gobin_next_named (b, f))
+          if (!f->wrapper)
+            f->dup_index = d++;
+      }
 }

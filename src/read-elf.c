@@ -320,25 +320,37 @@ read_build_id (struct go_bin *b)
   memcpy (b->build_id, gnu, sizeof gnu);
 }
 
-/* DWARF presence and the version of its first unit.  */
+/* DWARF presence: the section, not yet its contents (gobin_dwarf).  */
 static void
 read_dwarf_facts (struct go_bin *b)
 {
   GElf_Shdr sh;
-  if (gobin_section (b, ".debug_info", &sh) == NULL
-      && gobin_section (b, ".zdebug_info", &sh) == NULL)
-    return;
-  b->has_dwarf = true;
-  Dwarf *dw = dwarf_begin_elf (b->elf, DWARF_C_READ, NULL);
-  if (dw == NULL)
-    return;
-  Dwarf_Off off = 0, next;
+  b->has_dwarf = gobin_section (b, ".debug_info", &sh) != NULL
+    || gobin_section (b, ".zdebug_info", &sh) != NULL;
+}
+
+Dwarf *
+gobin_dwarf (const struct go_bin *b)
+{
+  /* The one place that writes the cache fields (see gobin.h).  */
+  struct go_bin *m = (struct go_bin *) b;
+  if (!m->dwarf_tried && m->has_dwarf)
+    m->dwarf = dwarf_begin_elf (m->elf, DWARF_C_READ, NULL);
+  m->dwarf_tried = true;
+  return m->dwarf;
+}
+
+int
+gobin_dwarf_version (const struct go_bin *b)
+{
+  Dwarf *dw = gobin_dwarf (b);
+  Dwarf_Off next;
   size_t hsize;
   Dwarf_Half version;
-  if (dwarf_next_unit (dw, off, &next, &hsize, &version, NULL, NULL, NULL,
-                       NULL, NULL) == 0)
-    b->dwarf_version = version;
-  dwarf_end (dw);
+  if (dw == NULL || dwarf_next_unit (dw, 0, &next, &hsize, &version, NULL,
+                                     NULL, NULL, NULL, NULL) != 0)
+    return 0;
+  return version;
 }
 
 int
@@ -475,7 +487,12 @@ gobin_close (struct go_bin *b)
         addr_list_free (&b->funcs[i].code.indirect);
         addr_list_free (&b->funcs[i].code.undecoded);
       }
+  if (b->dwarf != NULL)
+    dwarf_end (b->dwarf);
   free (b->funcs);
+  free (b->name_buckets);
+  free (b->name_chain);
+  free (b->name_next);
   free (b->syms);
   free (b->segs);
   free (b->abspath);

@@ -93,7 +93,7 @@ member_offset (Dwarf_Die *type, const char *name, Dwarf_Word *off,
 static bool
 layout_from_dwarf (const struct go_bin *b, struct go_layout *l)
 {
-  Dwarf *dw = dwarf_begin_elf (b->elf, DWARF_C_READ, NULL);
+  Dwarf *dw = gobin_dwarf (b);
   if (dw == NULL)
     return false;
   const char *names[] = { "runtime.g", "runtime.m", "runtime.gobuf" };
@@ -144,7 +144,6 @@ layout_from_dwarf (const struct go_bin *b, struct go_layout *l)
         ok = false;
       *slot = (long) (o1 + o2);
     }
-  dwarf_end (dw);
   return ok;
 }
 

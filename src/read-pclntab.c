@@ -317,9 +317,8 @@ gobin_frame_size (const struct go_bin *b, const struct go_func *f)
   return best;
 }
 
-/* Source file of the function's entry.  */
-static const char *
-entry_file (const struct go_bin *b, const struct go_func *f)
+const char *
+gobin_func_file (const struct go_bin *b, const struct go_func *f)
 {
   int32_t fno;
   if (!gobin_pcvalue (b, f, f->pcfile, f->entry, &fno) || fno < 0)
@@ -341,6 +340,14 @@ entry_file (const struct go_bin *b, const struct go_func *f)
   if (off == UINT32_MAX)
     return NULL;
   return table_string (b->filetab, b->filetab_size, off);
+}
+
+int32_t
+gobin_func_line (const struct go_bin *b, const struct go_func *f)
+{
+  int32_t line;
+  return gobin_pcvalue (b, f, f->pcln, f->entry, &line) && line > 0
+    ? line : 0;
 }
 
 /* The text base for Go 1.26+, which writes textStart as 0.  */
@@ -446,10 +453,6 @@ read_functions (struct go_bin *b)
         : b->pcln_ver == GO_PCLN_118 ? 4 + 8 * 4 : 4 + 9 * 4;
       f->funcid = b->pcln_ver == GO_PCLN_12 ? 0 : rec[idoff];
       f->flag = b->pcln_ver == GO_PCLN_12 ? 0 : rec[idoff + 1];
-      f->file = entry_file (b, f);
-      int32_t line;
-      f->line = gobin_pcvalue (b, f, f->pcln, f->entry, &line) && line > 0
-        ? line : 0;
     }
   if (skipped > 0)
     error (0, 0, "%s: warning: skipped %zu malformed pclntab entries",
@@ -466,6 +469,75 @@ read_functions (struct go_bin *b)
         || strncmp (b->funcs[i].name, "runtime/cgo.", 12) == 0)
       b->cgo = true;
   return EXIT_OK;
+}
+
+static uint64_t
+name_hash (const char *s)
+{
+  uint64_t h = 0xcbf29ce484222325ULL;   /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char) *s) * 0x100000001b3ULL;
+  return h;
+}
+
+/* Build the name index of gobin.h: one pass over the names, in address
+   order so that each name's chain is in address order too.  */
+static int
+index_names (struct go_bin *b)
+{
+  size_t n = b->nfuncs, nb = 64;
+  if (n >= UINT32_MAX / 2)
+    {
+      error (0, 0, "%s: corrupted pclntab: %zu functions", b->path, n);
+      return EXIT_BADINPUT;
+    }
+  while (nb < 2 * n)
+    nb *= 2;
+  uint32_t *last = calloc (n, sizeof *last);    /* of each name's chain */
+  b->name_buckets = calloc (nb, sizeof *b->name_buckets);
+  b->name_chain = calloc (n, sizeof *b->name_chain);
+  b->name_next = calloc (n, sizeof *b->name_next);
+  if (last == NULL || b->name_buckets == NULL || b->name_chain == NULL
+      || b->name_next == NULL)
+    {
+      free (last);
+      error (0, errno, "calloc");
+      return EXIT_ERROR;
+    }
+  b->name_nbuckets = nb;
+  for (size_t i = 0; i < n; i++)
+    {
+      uint32_t *slot = &b->name_buckets[name_hash (b->funcs[i].name)
+                                        & (nb - 1)];
+      while (*slot != 0 && strcmp (b->funcs[*slot - 1].name,
+                                   b->funcs[i].name) != 0)
+        slot = &b->name_chain[*slot - 1];
+      if (*slot == 0)
+        *slot = (uint32_t) i + 1;               /* a new name */
+      else
+        b->name_next[last[*slot - 1]] = (uint32_t) i + 1;
+      last[*slot - 1] = (uint32_t) i;
+    }
+  free (last);
+  return EXIT_OK;
+}
+
+const struct go_func *
+gobin_func_named (const struct go_bin *b, const char *name)
+{
+  if (b->name_nbuckets == 0)
+    return NULL;
+  uint32_t k = b->name_buckets[name_hash (name) & (b->name_nbuckets - 1)];
+  while (k != 0 && strcmp (b->funcs[k - 1].name, name) != 0)
+    k = b->name_chain[k - 1];
+  return k != 0 ? &b->funcs[k - 1] : NULL;
+}
+
+const struct go_func *
+gobin_next_named (const struct go_bin *b, const struct go_func *f)
+{
+  uint32_t k = b->name_next[f - b->funcs];
+  return k != 0 ? &b->funcs[k - 1] : NULL;
 }
 
 int
@@ -501,7 +573,8 @@ gobin_read_pclntab (struct go_bin *b)
       return EXIT_BADINPUT;
     }
   b->cgo = b->buildinfo_cgo;
-  return read_functions (b);
+  int ret = read_functions (b);
+  return ret != EXIT_OK ? ret : index_names (b);
 }
 
 const struct go_func *

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <error.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "select.h"
 
@@ -28,14 +29,40 @@ select_parse (struct select_args *a, int key, char *arg,
     }
 }
 
+static int
+compare_ptr (const void *a, const void *b)
+{
+  const struct go_func *x = *(const struct go_func *const *) a;
+  const struct go_func *y = *(const struct go_func *const *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Append the functions named NAME to SEL, or only count them when SEL is
+   NULL: true when there is one.  */
+static bool
+add_named (const struct go_bin *b, const char *name,
+           const struct go_func **sel, size_t *n)
+{
+  const struct go_func *f = gobin_func_named (b, name);
+  bool any = f != NULL;
+  for (; f != NULL; f = gobin_next_named (b, f), (*n)++)
+    if (sel != NULL)
+      sel[*n] = f;
+  return any;
+}
+
 int
 select_functions (struct go_bin *b, const struct select_args *a,
-                  bool (*also) (const char *name),
+                  const char *const *also, size_t nalso,
                   const struct go_func ***selp, size_t *np)
 {
   int ret = EXIT_ERROR;
-  const struct go_func **sel = calloc (b->nfuncs ? b->nfuncs : 1,
-                                       sizeof *sel);
+  /* Without wildcards every name is exact (fnmatch without *, ? or [ is
+     strcmp): look them up rather than match every function.  */
+  bool exact = a->nglobs > 0;
+  for (int i = 0; i < a->nglobs; i++)
+    exact &= strpbrk (a->globs[i], "*?[") == NULL;
+  const struct go_func **sel = calloc (b->nfuncs + 1, sizeof *sel);
   bool *used = calloc ((size_t) a->nglobs + 1, sizeof *used);
   size_t n = 0;
   if (sel == NULL || used == NULL)
@@ -43,18 +70,51 @@ select_functions (struct go_bin *b, const struct select_args *a,
       error (0, errno, "calloc");
       goto out;
     }
-  for (size_t i = 0; i < b->nfuncs; i++)
-    if (name_matches (a->globs, a->nglobs, b->funcs[i].name, used)
-        || (also != NULL && also (b->funcs[i].name)))
+  if (exact)
+    {
+      /* Count, then collect; each function once (two globs may name
+         it), in address order.  */
+      size_t nc = 0;
+      for (int i = 0; i < a->nglobs; i++)
+        add_named (b, a->globs[i], NULL, &nc);
+      for (size_t i = 0; i < nalso; i++)
+        add_named (b, also[i], NULL, &nc);
+      const struct go_func **cand = calloc (nc + 1, sizeof *cand);
+      if (cand == NULL)
+        {
+          error (0, errno, "calloc");
+          goto out;
+        }
+      nc = 0;
+      for (int i = 0; i < a->nglobs; i++)
+        used[i] = add_named (b, a->globs[i], cand, &nc);
+      for (size_t i = 0; i < nalso; i++)
+        add_named (b, also[i], cand, &nc);
+      qsort (cand, nc, sizeof *cand, compare_ptr);
+      for (size_t i = 0; i < nc; i++)
+        if (n == 0 || sel[n - 1] != cand[i])
+          sel[n++] = cand[i];
+      free (cand);
+    }
+  else
+    for (size_t i = 0; i < b->nfuncs; i++)
       {
-        int r = gobin_analyze (b, &b->funcs[i]);
-        if (r != EXIT_OK)
-          {
-            ret = r;
-            goto out;
-          }
-        sel[n++] = &b->funcs[i];
+        bool also_this = false;
+        for (size_t k = 0; k < nalso && !also_this; k++)
+          also_this = strcmp (b->funcs[i].name, also[k]) == 0;
+        if (name_matches (a->globs, a->nglobs, b->funcs[i].name, used)
+            || also_this)
+          sel[n++] = &b->funcs[i];
       }
+  for (size_t i = 0; i < n; i++)
+    {
+      int r = gobin_analyze (b, (struct go_func *) sel[i]);
+      if (r != EXIT_OK)
+        {
+          ret = r;
+          goto out;
+        }
+    }
   for (int i = 0; i < a->nglobs; i++)
     if (!used[i])
       {

@@ -21,11 +21,11 @@ error_t select_parse (struct select_args *a, int key, char *arg,
                       struct argp_state *state);
 
 /* The functions of B whose name matches a GLOB (all without GLOBs), plus
-   those ALSO accepts when ALSO is not NULL, each analysed (read-code.c).
-   *SEL is malloc'd.  An exit status: a GLOB that matches nothing is an
-   error (1), said in one line.  */
+   those named exactly by one of the NALSO names of ALSO, in address order,
+   each analysed (read-code.c).  *SEL is malloc'd.  An exit status: a GLOB
+   that matches nothing is an error (1), said in one line.  */
 int select_functions (struct go_bin *b, const struct select_args *a,
-                      bool (*also) (const char *name),
+                      const char *const *also, size_t nalso,
                       const struct go_func ***sel, size_t *n);
 
 #endif

@@ -34,19 +34,20 @@
 
 /* The runtime functions that tapsets/go_runtime.stp builds its aliases on:
    gen and run always generate them.  */
-static const char *const runtime_events[] = {
+const char *const write_runtime_events[] = {
   "runtime.newstack", "runtime.copystack", "runtime.newproc1", "runtime.goexit1",
   "runtime.casgstatus", "runtime.gcStart", "runtime.gcMarkTermination",
   "runtime.(*gcControllerState).startCycle", "runtime.stopTheWorldWithSema",
   "runtime.startTheWorldWithSema",
 };
+const size_t write_nruntime_events = sizeof write_runtime_events
+  / sizeof write_runtime_events[0];
 
 bool
 write_is_runtime_event (const char *name)
 {
-  for (size_t i = 0; i < sizeof runtime_events / sizeof runtime_events[0];
-       i++)
-    if (strcmp (name, runtime_events[i]) == 0)
+  for (size_t i = 0; i < write_nruntime_events; i++)
+    if (strcmp (name, write_runtime_events[i]) == 0)
       return true;
   return false;
 }
@@ -214,10 +215,11 @@ write_one (FILE *f, const struct go_bin *b, const struct go_func *fn,
   struct go_signature sig;
   bool have_sig = go_signature (pc, b, fn, &sig) == 0;
   comment_line (f, "\n// ", fn->name);
-  if (fn->file != NULL)
+  const char *file = gobin_func_file (b, fn);
+  if (file != NULL)
     {
-      fprintf (f, "//   line %" PRId32 " of ", fn->line);
-      stp_comment_text (f, fn->file);
+      fprintf (f, "//   line %" PRId32 " of ", gobin_func_line (b, fn));
+      stp_comment_text (f, file);
       putc ('\n', f);
     }
   fprintf (f, "//   entry %#" PRIx64 ", body %#" PRIx64 ", %s\n", fn->entry,
