@@ -202,9 +202,8 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
 {
   char *dir = NULL, *root = NULL, *tmp = NULL;
   const struct go_func **sel = calloc (b->nfuncs, sizeof *sel);
-  bool *want_ret = calloc (b->nfuncs, sizeof *want_ret);
   *status = EXIT_ERROR;
-  if (sel == NULL || want_ret == NULL)
+  if (sel == NULL)
     goto out;
   size_t n = 0;
   uint64_t h = 0xcbf29ce484222325ULL;
@@ -214,13 +213,35 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
       error (0, errno, "%s: stat", b->abspath);
       goto out;
     }
-  /* The binary's identity, then the selection.  */
+  /* The binary's identity, then the script's probe points: together they
+     decide everything generated, so a cache hit costs no walk over the
+     binary's functions.  */
   h = fnv (h, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
   h = fnv (h, b->build_id, strlen (b->build_id));
   h = fnv (h, b->abspath, strlen (b->abspath) + 1);
   h = fnv (h, &st.st_size, sizeof st.st_size);
   h = fnv (h, &st.st_mtim, sizeof st.st_mtim);
   uint64_t binkey = h;
+  for (size_t i = 0; i < s->npatterns; i++)
+    h = fnv (h, s->patterns[i], strlen (s->patterns[i]) + 1);
+  h = fnv (h, &s->runtime_returns, sizeof s->runtime_returns);
+  root = cache_root ();
+  if (root == NULL
+      || asprintf (&dir, "%s/%016" PRIx64 "/%016" PRIx64, root, binkey, h) < 0)
+    {
+      error (0, 0, "cannot name the cache directory (HOME unset?)");
+      dir = NULL;
+      goto out;
+    }
+  char guru_file[PATH_MAX];
+  snprintf (guru_file, sizeof guru_file, "%s/needs-guru", dir);
+  if (access (dir, F_OK) == 0)
+    {
+      /* Made only after every check below passed for these points.  */
+      *guru = access (guru_file, F_OK) == 0;
+      *status = EXIT_OK;
+      goto out;
+    }
   bool any_ret = false;
   for (size_t i = 0; i < b->nfuncs; i++)
     {
@@ -245,10 +266,8 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
           *status = r;
           goto out;
         }
-      want_ret[n] = ret;
       any_ret |= ret;
       sel[n++] = f;
-      h = fnv (h, &f->entry, sizeof f->entry);
     }
   *guru = any_ret || s->runtime_returns;
   if (run_script_check_matched (s, b->abspath) != 0)
@@ -267,22 +286,6 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
              : "go.goroutine.create, go.gc.done or go.runtime.world_start "
              "(return aliases)");
       *status = EXIT_BADINPUT;
-      goto out;
-    }
-  root = cache_root ();
-  if (root == NULL
-      || asprintf (&dir, "%s/%016" PRIx64 "/%016" PRIx64, root, binkey, h) < 0)
-    {
-      error (0, 0, "cannot name the cache directory (HOME unset?)");
-      dir = NULL;
-      goto out;
-    }
-  char guru_file[PATH_MAX];
-  snprintf (guru_file, sizeof guru_file, "%s/needs-guru", dir);
-  if (access (dir, F_OK) == 0)
-    {
-      *guru |= access (guru_file, F_OK) == 0;
-      *status = EXIT_OK;        /* a cache hit */
       goto out;
     }
   char *parent = strndup (dir, (size_t) (strrchr (dir, '/') - dir));
@@ -340,7 +343,6 @@ out:
     }
   free (root);
   free (sel);
-  free (want_ret);
   if (*status != EXIT_OK)
     {
       free (dir);

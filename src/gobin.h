@@ -147,6 +147,8 @@ struct go_bin
      reader reports) and released by gobin_close.  */
   Dwarf *dwarf;
   bool dwarf_tried;
+  Elf *dwarf_elf;               /* what dwarf reads, when not elf itself */
+  void *dwarf_image;            /* dwarf_elf's bytes */
 };
 
 /* read-elf.c */

@@ -329,14 +329,121 @@ read_dwarf_facts (struct go_bin *b)
     || gobin_section (b, ".zdebug_info", &sh) != NULL;
 }
 
+/* DWARF sections gostap has no use for: location lists (argument
+   locations come from types and Go's ABI) and call-frame information.  In
+   a Go binary they are over half of the DWARF, and libdw 0.188 inflates
+   every compressed section it is given when it opens them.  */
+static bool
+dwarf_section_unused (const char *name)
+{
+  static const char *const unused[] = { "loc", "loclists", "frame" };
+  const char *base = strncmp (name, ".debug_", 7) == 0 ? name + 7
+    : strncmp (name, ".zdebug_", 8) == 0 ? name + 8 : NULL;
+  if (base == NULL)
+    return true;                /* not DWARF at all */
+  for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++)
+    if (strcmp (base, unused[i]) == 0)
+      return true;
+  return false;
+}
+
+/* An ELF image in memory with only the DWARF sections gostap reads,
+   copied as they are (compressed or not), for dwarf_begin_elf: NULL when
+   it cannot be made (the caller then gives libdw the whole file).  */
+static Elf *
+dwarf_subset (const struct go_bin *b, void **imagep)
+{
+  size_t shstrndx, nkeep = 0, datasize = 0, namesize = 1;
+  Elf_Scn *scn = NULL;
+  GElf_Shdr sh;
+  if (elf_getshdrstrndx (b->elf, &shstrndx) != 0)
+    return NULL;
+  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
+    {
+      const char *name;
+      if (gelf_getshdr (scn, &sh) == NULL || sh.sh_type == SHT_NOBITS
+          || (name = elf_strptr (b->elf, shstrndx, sh.sh_name)) == NULL
+          || dwarf_section_unused (name))
+        continue;
+      if (gobin_at (b, sh.sh_offset, sh.sh_size) == NULL)
+        return NULL;            /* libdw will say what is wrong */
+      nkeep++;
+      datasize += (sh.sh_size + 7) / 8 * 8;
+      namesize += strlen (name) + 1;
+    }
+  if (nkeep == 0)
+    return NULL;
+  /* ELF header, section contents, section names, section headers.  */
+  size_t names_at = sizeof (GElf_Ehdr) + datasize;
+  size_t shdrs_at = (names_at + namesize + 7) / 8 * 8;
+  size_t nsh = nkeep + 2;       /* with the null section and the names */
+  size_t size = shdrs_at + nsh * sizeof (Elf64_Shdr);
+  unsigned char *img = calloc (1, size);
+  if (img == NULL)
+    return NULL;
+  Elf64_Ehdr *eh = (Elf64_Ehdr *) img;
+  Elf64_Shdr *out = (Elf64_Shdr *) (img + shdrs_at);
+  GElf_Ehdr orig;
+  if (gelf_getehdr (b->elf, &orig) == NULL)
+    {
+      free (img);
+      return NULL;
+    }
+  memcpy (eh->e_ident, orig.e_ident, EI_NIDENT);
+  eh->e_type = ET_EXEC;
+  eh->e_machine = orig.e_machine;
+  eh->e_version = EV_CURRENT;
+  eh->e_ehsize = sizeof *eh;
+  eh->e_shentsize = sizeof *out;
+  eh->e_shoff = shdrs_at;
+  eh->e_shnum = (Elf64_Half) nsh;
+  eh->e_shstrndx = (Elf64_Half) (nsh - 1);
+  size_t data = sizeof *eh, name = 1, k = 1;
+  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
+    {
+      const char *n;
+      if (gelf_getshdr (scn, &sh) == NULL || sh.sh_type == SHT_NOBITS
+          || (n = elf_strptr (b->elf, shstrndx, sh.sh_name)) == NULL
+          || dwarf_section_unused (n))
+        continue;
+      memcpy (img + data, gobin_at (b, sh.sh_offset, sh.sh_size), sh.sh_size);
+      memcpy (img + names_at + name, n, strlen (n) + 1);
+      out[k++] = (Elf64_Shdr) {
+        .sh_name = (Elf64_Word) name, .sh_type = sh.sh_type,
+        .sh_flags = sh.sh_flags, .sh_offset = data, .sh_size = sh.sh_size,
+        .sh_addralign = sh.sh_addralign };
+      data += (sh.sh_size + 7) / 8 * 8;
+      name += strlen (n) + 1;
+    }
+  out[k] = (Elf64_Shdr) {         /* the names, themselves unnamed */
+    .sh_name = 0, .sh_type = SHT_STRTAB, .sh_offset = names_at,
+    .sh_size = namesize, .sh_addralign = 1 };
+  Elf *e = elf_memory ((char *) img, size);
+  if (e == NULL)
+    {
+      free (img);
+      return NULL;
+    }
+  *imagep = img;
+  return e;
+}
+
 Dwarf *
 gobin_dwarf (const struct go_bin *b)
 {
   /* The one place that writes the cache fields (see gobin.h).  */
   struct go_bin *m = (struct go_bin *) b;
-  if (!m->dwarf_tried && m->has_dwarf)
-    m->dwarf = dwarf_begin_elf (m->elf, DWARF_C_READ, NULL);
+  if (m->dwarf_tried || !m->has_dwarf)
+    {
+      m->dwarf_tried = true;
+      return m->dwarf;
+    }
   m->dwarf_tried = true;
+  m->dwarf_elf = dwarf_subset (m, &m->dwarf_image);
+  if (m->dwarf_elf != NULL)
+    m->dwarf = dwarf_begin_elf (m->dwarf_elf, DWARF_C_READ, NULL);
+  if (m->dwarf == NULL)
+    m->dwarf = dwarf_begin_elf (m->elf, DWARF_C_READ, NULL);
   return m->dwarf;
 }
 
@@ -489,6 +596,9 @@ gobin_close (struct go_bin *b)
       }
   if (b->dwarf != NULL)
     dwarf_end (b->dwarf);
+  if (b->dwarf_elf != NULL)
+    elf_end (b->dwarf_elf);
+  free (b->dwarf_image);
   free (b->funcs);
   free (b->name_buckets);
   free (b->name_chain);

@@ -772,6 +772,56 @@ go_piece_reg (const struct go_bin *b, const struct go_piece *p)
   return p->fp ? arm64_fp[p->reg] : arm64_int[p->reg];
 }
 
+/* Where a shape-instantiated generic function takes its dictionary, which
+   DWARF before Go 1.27 does not list: 0 before every parameter (a
+   function), 1 after the receiver (a method, "pkg.T[...].M" or
+   "pkg.(*T[...]).M"), -1 when this is not known (closures inside generic
+   code, "F[...].func1", were not measured).  Measured with Go 1.24 and
+   1.27 on amd64 (DWARF location lists, and 1.27's own .dict): functions
+   take it in the first integer register, methods in the one after the
+   receiver.  */
+static int
+dict_position (const char *name)
+{
+  const char *open = strchr (name, '[');
+  if (open == NULL)
+    return -1;
+  /* The matching bracket: shape names nest ("go.shape.[]int").  */
+  int depth = 0;
+  const char *p = open;
+  for (; *p; p++)
+    if (*p == '[')
+      depth++;
+    else if (*p == ']' && --depth == 0)
+      break;
+  if (*p != ']')
+    return -1;
+  const char *rest = p + 1;
+  if (*rest == '\0')
+    return 0;
+  if (rest[0] == ')' && rest[1] == '.' && open - name >= 2)
+    rest += 2;                  /* pkg.(*T[...]).M */
+  else if (rest[0] == '.')
+    rest += 1;                  /* pkg.T[...].M, or a closure */
+  else
+    return -1;
+  if (strchr (rest, '.') != NULL
+      || (strncmp (rest, "func", 4) == 0 && rest[4] >= '0' && rest[4] <= '9'))
+    return -1;
+  return 1;
+}
+
+/* Assign the dictionary: one pointer, in the next integer register or on
+   the stack.  */
+static void
+assign_dict (struct assign *s, bool regabi, uint64_t *stack)
+{
+  if (regabi && s->i < s->ni)
+    s->i++;
+  else
+    *stack = (*stack + 7) / 8 * 8 + 8;
+}
+
 int
 go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
               const struct go_func *f, struct go_signature *sig)
@@ -803,6 +853,40 @@ go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
   bool regabi = f->abi == GO_ABI_INTERNAL;
   uint64_t stack = 0;
   size_t cap = 0;
+  /* Shape-instantiated generic code takes a dictionary, which DWARF
+     before Go 1.27 does not list (1.27 lists it as ".dict").  Go 1.18-1.20
+     abbreviate the name in the pclntab ("F[...]"); DWARF keeps the
+     shape.  */
+  const char *dname = dwarf_diename (&sub);
+  /* The type algorithms the compiler writes for a shape type
+     ("type:.eq.T[go.shape.int]"; "type..eq." before Go 1.20) are not
+     generic code and take no dictionary: measured against DWARF.  */
+  bool type_alg = strncmp (f->name, "type:", 5) == 0
+    || strncmp (f->name, "type..", 6) == 0;
+  bool shape = regabi && !type_alg && (strstr (f->name, "go.shape.") != NULL
+                          || strstr (f->name, "[...]") != NULL
+                          || (dname != NULL
+                              && strstr (dname, "go.shape.") != NULL));
+  bool dict_listed = false;
+  if (shape)
+    {
+      Dwarf_Die c;
+      if (dwarf_child (&sub, &c) == 0)
+        do
+          {
+            const char *n = dwarf_diename (&c);
+            dict_listed |= dwarf_tag (&c) == DW_TAG_formal_parameter
+              && n != NULL && strcmp (n, ".dict") == 0;
+          }
+        while (dwarf_siblingof (&c, &c) == 0);
+    }
+  int dict_at = shape && !dict_listed
+    ? dict_position (dname != NULL ? dname : f->name) : -1;
+  if (shape && !dict_listed && dict_at < 0)
+    {
+      sig->error = "a closure in generic code: its dictionary is not in DWARF";
+      return -1;
+    }
   /* Two passes: arguments, then results with the counters reset.  */
   for (int pass = 0; pass < 2; pass++)
     {
@@ -812,9 +896,12 @@ go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
           stack = (stack + 7) / 8 * 8;
           s.i = s.fp = 0;
         }
+      if (pass == 0 && dict_at == 0)
+        assign_dict (&s, regabi, &stack);
       if (dwarf_child (&sub, &c) != 0)
         continue;
       int nres = 0;
+      size_t nargs = 0;
       do
         {
           if (dwarf_tag (&c) != DW_TAG_formal_parameter)
@@ -863,28 +950,10 @@ go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
               sig->error = "a parameter type is not understood";
               return -1;
             }
+          if (pass == 0 && ++nargs == 1 && dict_at == 1)
+            assign_dict (&s, regabi, &stack);
         }
       while (dwarf_siblingof (&c, &c) == 0);
-    }
-  /* Shape-instantiated generic code takes a dictionary that DWARF before
-     Go 1.27 does not list: the assignment would be off by one register.
-     Go 1.18-1.20 abbreviate the name in the pclntab ("F[...]"); DWARF
-     keeps the shape.  */
-  const char *dname = dwarf_diename (&sub);
-  if (regabi && (strstr (f->name, "go.shape.") != NULL
-                 || strstr (f->name, "[...]") != NULL
-                 || (dname != NULL && strstr (dname, "go.shape.") != NULL)))
-    {
-      bool dict = false;
-      for (size_t k = 0; k < sig->n; k++)
-        if (sig->v[k].name != NULL && strcmp (sig->v[k].name, ".dict") == 0)
-          dict = true;
-      if (!dict)
-        {
-          go_signature_free (sig);
-          sig->error = "generic shape function whose dictionary DWARF omits";
-          return -1;
-        }
     }
   return 0;
 }
