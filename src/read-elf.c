@@ -347,6 +347,20 @@ dwarf_section_unused (const char *name)
   return false;
 }
 
+/* The name of SCN when it is a DWARF section with contents that gostap
+   reads, else NULL; its header in *SH.  */
+static const char *
+kept_section (const struct go_bin *b, Elf_Scn *scn, size_t shstrndx,
+              GElf_Shdr *sh)
+{
+  const char *name;
+  if (gelf_getshdr (scn, sh) == NULL || sh->sh_type == SHT_NOBITS
+      || (name = elf_strptr (b->elf, shstrndx, sh->sh_name)) == NULL
+      || dwarf_section_unused (name))
+    return NULL;
+  return name;
+}
+
 /* An ELF image in memory with only the DWARF sections gostap reads,
    copied as they are (compressed or not), for dwarf_begin_elf: NULL when
    it cannot be made (the caller then gives libdw the whole file).  */
@@ -360,10 +374,8 @@ dwarf_subset (const struct go_bin *b, void **imagep)
     return NULL;
   while ((scn = elf_nextscn (b->elf, scn)) != NULL)
     {
-      const char *name;
-      if (gelf_getshdr (scn, &sh) == NULL || sh.sh_type == SHT_NOBITS
-          || (name = elf_strptr (b->elf, shstrndx, sh.sh_name)) == NULL
-          || dwarf_section_unused (name))
+      const char *name = kept_section (b, scn, shstrndx, &sh);
+      if (name == NULL)
         continue;
       if (gobin_at (b, sh.sh_offset, sh.sh_size) == NULL)
         return NULL;            /* libdw will say what is wrong */
@@ -401,10 +413,8 @@ dwarf_subset (const struct go_bin *b, void **imagep)
   size_t data = sizeof *eh, name = 1, k = 1;
   while ((scn = elf_nextscn (b->elf, scn)) != NULL)
     {
-      const char *n;
-      if (gelf_getshdr (scn, &sh) == NULL || sh.sh_type == SHT_NOBITS
-          || (n = elf_strptr (b->elf, shstrndx, sh.sh_name)) == NULL
-          || dwarf_section_unused (n))
+      const char *n = kept_section (b, scn, shstrndx, &sh);
+      if (n == NULL)
         continue;
       memcpy (img + data, gobin_at (b, sh.sh_offset, sh.sh_size), sh.sh_size);
       memcpy (img + names_at + name, n, strlen (n) + 1);

@@ -89,7 +89,7 @@ fuzz () {   # fuzz NAME SECONDS MAXLEN CORPUS SEEDS
     -rss_limit_mb=2560 -malloc_limit_mb=2560 -print_final_stats=1 \
     -artifact_prefix="$fz/crashers/" "$corpus" "$seeds" >"$tmp/fuzz-$name.log" 2>&1 || s=$?
   local execs cov
-  execs=$(awk -F: '/stat::number_of_executed_units/ { gsub(/ /, "", $2); print $2 }' "$tmp/fuzz-$name.log")
+  execs=$(awk -F: '/stat::number_of_executed_units/ { gsub(/ /, "", $NF); print $NF }' "$tmp/fuzz-$name.log")
   cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9a-zA-Z]+' "$tmp/fuzz-$name.log" | tail -1)
   if [ "$s" = 0 ]; then
     echo "ok - fuzz $name: ${secs}s, ${execs:-?} executions, $cov"
