@@ -8,7 +8,10 @@
 # programs from Debian packages, and cmd/compile with symbols), sets up stap
 # (testsuite/stap-env.sh; T3 is skipped without it), then prints the tables
 # of bench/README.md (bench/bench.py), also written to $BENCH_OUT
-# (default $BENCH_CACHE/last-run.md).
+# (default $BENCH_CACHE/last-run.md). T4, the probe cost at run time, runs
+# in the qemu guest of the end-to-end tests (bench/probe-cost.sh, root and
+# qemu needed; about 7 minutes, skipped with a note where qemu cannot
+# start); its table is appended.
 #
 # --profile also records where the time goes (bench/profile.sh).
 # Environment: BENCH_CACHE (default ~/.cache/gostap-test/bench),
@@ -39,20 +42,45 @@ if [ -z "$gostap" ]; then
   echo "run.sh: building gostap (-O2 -g) from a snapshot of $top ..." >&2
   gostap=$("$here/build.sh" "$top" "$BENCH_CACHE/build")
 fi
-echo "run.sh: fetching the binaries ..." >&2
-"$here/fetch.sh" > "$BENCH_CACHE/binaries.txt"
-
-stap=
-if out=$(bash "$top/testsuite/stap-env.sh" 2>"$BENCH_CACHE/stap-env.err"); then
-  eval "$out"; stap=$STAP
-else
-  echo "run.sh: no stap here (T3 skipped): $(head -1 "$BENCH_CACHE/stap-env.err")" >&2
+# T4 is bench/probe-cost.sh's; bench.py does the others.
+rest=$(tr ',' '\n' <<< "$only" | grep -vx T4 | paste -sd, -) || true
+t4=''
+case ,$only, in *,T4,*) t4=1 ;; esac
+report=${BENCH_OUT:-$BENCH_CACHE/last-run.md}
+: > "$report"
+if [ -n "$rest" ] || [ -n "$profile" ]; then
+  echo "run.sh: fetching the binaries ..." >&2
+  "$here/fetch.sh" > "$BENCH_CACHE/binaries.txt"
 fi
 
-echo "run.sh: gostap $("$gostap" --version | head -1) at $(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)')" >&2
-python3 "$here/bench.py" --gostap "$gostap" --binaries "$BENCH_CACHE/binaries.txt" \
-  --stap "$stap" --tapsets "$top/tapsets" --runs "$runs" --only "$only" \
-  --out "${BENCH_OUT:-$BENCH_CACHE/last-run.md}"
+if [ -n "$rest" ]; then
+  stap=
+  if out=$(bash "$top/testsuite/stap-env.sh" 2>"$BENCH_CACHE/stap-env.err"); then
+    eval "$out"; stap=$STAP
+  else
+    echo "run.sh: no stap here (T3 skipped): $(head -1 "$BENCH_CACHE/stap-env.err")" >&2
+  fi
+
+  echo "run.sh: gostap $("$gostap" --version | head -1) at $(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)')" >&2
+  python3 "$here/bench.py" --gostap "$gostap" --binaries "$BENCH_CACHE/binaries.txt" \
+    --stap "$stap" --tapsets "$top/tapsets" --runs "$runs" --only "$rest" \
+    --out "$report"
+fi
+
+if [ -n "$t4" ]; then
+  # its own 9 rounds whatever --runs says (each round is half a minute of TCG)
+  echo "run.sh: T4, probe cost in the qemu guest (bench/probe-cost.sh) ..." >&2
+  st=0
+  "$here/probe-cost.sh" --gostap "$gostap" > "$BENCH_CACHE/probe-cost.out" || st=$?
+  { echo "## T4: probe cost at run time"
+    echo
+    case $st in
+      0) cat "$BENCH_CACHE/probe-cost.out" ;;
+      77) echo "Skipped: bench/probe-cost.sh could not start qemu or has no root here." ;;
+      *) echo "bench/probe-cost.sh failed (exit $st): see its messages above." ;;
+    esac
+    echo; } | tee -a "$report"
+fi
 
 if [ -n "$profile" ]; then
   "$here/profile.sh" "$gostap" "$BENCH_CACHE/binaries.txt"

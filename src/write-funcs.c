@@ -138,9 +138,14 @@ return_body (FILE *f, const struct go_bin *b, const struct go_func *fn,
   fputs ("{\n", f);
   fprintf (f, "  _go_sp = register(\"%s\")\n", sp_reg (b));
   if (fn->abi == GO_ABI_INTERNAL)
+    /* The pairing's lookup written out, not called: every call of a
+       SystemTap function costs a context frame, and this runs at every
+       RET (bench/README.md, T4).  A missing key reads as 0.  */
     fprintf (f, "  goid = go_goid()\n"
-             "  go_entry_ns = _go_pair_leave(goid, go_stack_hi() - _go_sp"
-             " + _go_pair_%" PRIx64 "())\n"
+             "  _go_depth = go_stack_hi() - _go_sp + _go_pair_%" PRIx64
+             "()\n"
+             "  go_entry_ns = _go_pair_entry[goid, _go_depth]\n"
+             "  delete _go_pair_entry[goid, _go_depth]\n"
              "  go_latency_ns = go_entry_ns ? gettimeofday_ns() - go_entry_ns"
              " : -1\n", fn->entry);
   else
@@ -274,8 +279,9 @@ write_pair (const struct go_bin *b, const struct go_func *fn, const char *dir)
            fn->entry);
   fputs ("probe ", f);
   statement (f, b, fn->code.body);
-  fprintf (f, "\n{\n  _go_pair_enter(go_goid(), go_stack_hi() - "
-           "(register(\"%s\") + %" PRId32 "))\n}\n", sp_reg (b), d);
+  fprintf (f, "\n{\n  _go_pair_entry[go_goid(), go_stack_hi() - "
+           "(register(\"%s\") + %" PRId32 ")] = gettimeofday_ns()\n}\n",
+           sp_reg (b), d);
   return stp_file_close (&sf, 1);
 }
 

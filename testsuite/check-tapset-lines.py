@@ -36,14 +36,16 @@ SHAPES = [
         r'_go_[sz]ext\(register\("[a-z0-9]+"\), [1-7]\)',
         r'user_u?int(8|16|32|64)\(_go_sp \+ 8 \+ [0-9]+ \+ [0-9]+\)( != 0)?',
         r'go_string\(' + IDENT + r', ' + IDENT + r'\)',
-        r'_go_pair_leave\(goid, go_stack_hi\(\) - _go_sp \+ _go_pair_[0-9a-f]+\(\)\)',
+        r'go_stack_hi\(\) - _go_sp \+ _go_pair_[0-9a-f]+\(\)',
+        r'_go_pair_entry\[goid, _go_depth\]',
         r'go_entry_ns \? gettimeofday_ns\(\) - go_entry_ns : -1',
     ]) + r')',
     r'  // [ -~]*',
     # pairing files (write-funcs.c write_pair)
     r'function _go_pair_[0-9a-f]+:long \(\) \{ return 0 \}',
     r'probe ' + PROC,
-    r'  _go_pair_enter\(go_goid\(\), go_stack_hi\(\) - \(register\("(rsp|sp)"\) \+ [0-9]+\)\)',
+    r'  delete _go_pair_entry\[goid, _go_depth\]',
+    r'  _go_pair_entry\[go_goid\(\), go_stack_hi\(\) - \(register\("(rsp|sp)"\) \+ [0-9]+\)\] = gettimeofday_ns\(\)',
 ]
 LINE = re.compile('^(?:' + '|'.join(SHAPES) + ')$')
 

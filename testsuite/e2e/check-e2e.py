@@ -441,6 +441,11 @@ def check_gostap_run(job):
     tr = gostap_ran(name)
     if tr is None:
         return
+    # The head of the guest's transcript, for whoever reads the log.
+    head = tr.splitlines()[:24]
+    print(f"# {name}: the first {len(head)} lines of its transcript in the guest:")
+    for l in head:
+        print(f"#   | {l}")
     # Not anchored at the start of a line: with a backtrace printed at every
     # growth from two CPUs, stap 5.1 now and then runs a line of one probe
     # into another's (vm.md 7); those lines are counted, not failed.

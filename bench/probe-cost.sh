@@ -1,0 +1,330 @@
+#!/bin/bash
+# bench/probe-cost.sh: benchmark T4, the cost of gostap's probes at run time,
+# on the real SystemTap runtime in the qemu/TCG guest of the end-to-end tests
+# (testsuite/e2e: Debian trixie, stap 5.1, kernel 6.12; this machine's kernel
+# loads no modules).
+#
+#   bench/probe-cost.sh [--runs N] [--calls N] [--gostap PROG] [--keep]
+#
+# 1. bench/probe-cost/main.go built with Go 1.24 (testsuite/go-toolchains.sh,
+#    GOPATH mode as testsuite/build-fixtures.sh builds): main.hot, a small
+#    non-inlined leaf function, called --calls times (default 50000) in a
+#    loop that the program times itself;
+# 2. the addresses of main.hot (body, every RET) from `gostap list --json`
+#    of that binary, its tapsets from `gostap gen`;
+# 3. one SystemTap module per variant, compiled natively in a chroot of the
+#    guest image (testsuite/e2e/run-guest.sh compile), all with the same
+#    options (-g -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000 -DMAXSKIPPED=1000000):
+#      base        no probes (the program alone)
+#      bare_fn     process("BIN").function("main.hot") { test rax }
+#      bare_ret    process("BIN").statement(BODY) { test rax } and
+#                  process("BIN").statement(RET) { test rax } for every RET
+#      go_entry    probe go.func.main.hot { test a (rax) }
+#      go_pair     probe go.func.main.hot { test a } and
+#                  probe go.func.main.hot.return { test go_latency_ns }
+#      go_retonly  probe go.func.main.hot.return { test go_latency_ns }
+#                  alone (its pairing entry probe comes with it)
+#      hand_reads  bare_ret doing what the pairing reads (goroutine id,
+#                  stack top, SP, clock) at entry and RET, without a map
+#      hand_pair   hand_reads plus the pairing's map, by hand
+#    where a test is `if (X < 0) printf(...)`, never true (stap elides a
+#    probe whose handler does nothing); the last two split the pairing's
+#    cost into its parts;
+#    and a counting twin of each probed variant (globals counting entries,
+#    returns and unpaired returns, printed at the end), run once, so that a
+#    variant whose probes did not fire cannot look cheap;
+# 4. one boot of the guest (testsuite/e2e/run-guest.sh boot): the program
+#    once to warm up, then --runs rounds (default 9), each running every
+#    variant once, the order rotated from round to round; then the counting
+#    runs;
+# 5. bench/probe-cost/report.py: the markdown table (medians of the
+#    program's own ns per call, cost per hit over the unprobed program, the
+#    ratios of T4), on stdout and in $BENCH_CACHE/probe-cost.md.
+#
+# Exit: 0 done (whatever the verdict), 77 qemu (or root, which the image's
+# chroot needs) is not available here, 1 anything else failed.
+# Environment: BENCH_CACHE (default ~/.cache/gostap-test/bench),
+# GOSTAP_TEST_CACHE, PROBE_COST_TIMEOUT (guest time limit, 1200 s),
+# E2E_SMP, E2E_TCG_THREAD (run-guest.sh: 2 CPUs, single-threaded TCG).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+e2e=$top/testsuite/e2e
+CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
+BENCH_CACHE=${BENCH_CACHE:-$CACHE/bench}
+export GOSTAP_TEST_CACHE=$CACHE
+
+runs=9 calls=50000 gostap='' keep=''
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --calls) calls=$2; shift 2 ;;
+    --gostap) gostap=$2; shift 2 ;;
+    --keep) keep=1; shift ;;
+    -h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    *) echo "probe-cost.sh: unknown argument '$1' (try --help)" >&2; exit 64 ;;
+  esac
+done
+case $runs$calls in *[!0-9]*) echo "probe-cost.sh: --runs and --calls take numbers" >&2; exit 64 ;; esac
+
+die () { echo "probe-cost.sh: $*" >&2; exit 1; }
+skip () { echo "probe-cost.sh: SKIP: $*" >&2; exit 77; }
+log () { echo "probe-cost.sh: $*" >&2; }
+now () { date +%s.%N; }
+elapsed () { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+[ "$(id -u)" = 0 ] || skip "the guest image and its chroot need root"
+for t in python3 git autoreconf unshare; do
+  command -v $t >/dev/null || die "needs $t"
+done
+mkdir -p "$BENCH_CACHE"
+t_all=$(now)
+
+# build-image.sh takes no lock and removes the images of other keys when it
+# builds: do not race another run of it (a test suite's e2e test).
+waited=0
+while pgrep -f 'e2e/build-image\.sh' >/dev/null; do
+  [ "$waited" = 0 ] && log "another build-image.sh is running; waiting for it"
+  waited=$((waited + 10))
+  [ "$waited" -le 1800 ] || die "build-image.sh still running after 30 min"
+  sleep 10
+done
+
+tmp=$(mktemp -d /tmp/gostap-probecost.XXXXXX)
+if [ -n "$keep" ]; then trap 'log "work directory kept: $tmp"' EXIT
+else trap 'rm -rf "$tmp"' EXIT; fi
+share=$tmp/share
+mkdir -p "$share/bin" "$share/ts" "$share/tapsets" "$share/scripts" "$share/mod" "$share/out"
+
+# --- gostap, the Go program -------------------------------------------------------
+t0=$(now)
+if [ -z "$gostap" ]; then
+  log "building gostap (-O2 -g) from a snapshot of $top ..."
+  gostap=$("$here/build.sh" "$top" "$BENCH_CACHE/build")
+fi
+[ -x "$gostap" ] || die "$gostap is not a program"
+goroot=$("$top/testsuite/go-toolchains.sh" 1.24 | awk '$1 == "1.24" { print $2 }')
+[ -x "$goroot/bin/go" ] || die "no Go 1.24 toolchain"
+bin=$share/bin/probe-cost
+( cd "$here/probe-cost" &&
+  env GOROOT="$goroot" GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache" \
+    GOENV=off GOFLAGS= GO111MODULE=off GOTOOLCHAIN=local GOPROXY=off \
+    GOOS=linux GOARCH=amd64 CGO_ENABLED=0 "$goroot/bin/go" build -o "$bin" . ) ||
+  die "go build of bench/probe-cost failed"
+"$bin" 1000 | grep -q '^PROBECOST calls=1000 ' || die "$bin does not run here"
+t_build=$(elapsed "$t0" "$(now)")
+
+# --- the image (cached; built once, about 3 minutes) ----------------------------------
+t0=$(now)
+image=$("$e2e/build-image.sh") || die "build-image.sh failed"
+t_image=$(elapsed "$t0" "$(now)")
+
+# --- addresses and tapsets -----------------------------------------------------------
+"$gostap" list --json "$bin" main.hot > "$share/list.json" || die "gostap list failed"
+read -r body rets < <(python3 -c '
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "main.hot"]
+if len(fs) != 1 or not fs[0]["returns"]:
+    sys.exit("main.hot: %d functions, no RET" % len(fs))
+print(fs[0]["body"], ",".join(fs[0]["returns"]))' "$share/list.json") ||
+  die "main.hot not found in gostap list --json"
+[ -n "$rets" ] || die "no RET address for main.hot"
+"$gostap" gen "$bin" -o "$share/ts" main.hot || die "gostap gen failed"
+cp "$top/tapsets/"*.stp "$share/tapsets/"
+
+# --- the scripts ------------------------------------------------------------------------
+# timed variants: no globals (no locks), and in each handler one test of a
+# register or alias local that is never true, guarding a printf (a >= 0,
+# hot's result >= 0, a paired call has a latency >= 0): stap elides a probe
+# whose handler does nothing ("Probe ... has been elided") and drops unused
+# alias locals. The bare probes test the register the go.func alias reads
+# for a, so (3)/(1) and (4)/(2) compare the same work plus gostap's.
+ret_points=$(tr ',' '\n' <<< "$rets" | sed "s|.*|process(\"$bin\").statement(&)|" | paste -sd, -)
+S=$share/scripts
+cat > "$S/bare_fn.stp" <<EOF
+probe process("$bin").function("main.hot") { if (register("rax") < 0) printf("NEGATIVE a\n") }
+EOF
+cat > "$S/bare_ret.stp" <<EOF
+probe process("$bin").statement($body) { if (register("rax") < 0) printf("NEGATIVE a\n") }
+probe $ret_points { if (register("rax") < 0) printf("NEGATIVE r0\n") }
+EOF
+cat > "$S/go_entry.stp" <<'EOF'
+probe go.func.main.hot { if (a < 0) printf("NEGATIVE a\n") }
+EOF
+cat > "$S/go_pair.stp" <<'EOF'
+probe go.func.main.hot { if (a < 0) printf("NEGATIVE a\n") }
+probe go.func.main.hot.return { if (go_latency_ns < 0) printf("UNPAIRED\n") }
+EOF
+cat > "$S/go_retonly.stp" <<'EOF'
+probe go.func.main.hot.return { if (go_latency_ns < 0) printf("UNPAIRED\n") }
+EOF
+# Decomposition of the pairing's cost, by hand, on the bare entry + RET
+# probes: hand_reads does what the pairing reads (goroutine id and stack
+# top from the g in R14, SP, the clock) at entry and at RET, without the
+# map; hand_pair also keeps the map, as the generated tapsets do it
+# (same key, same wrapping map), in the one entry handler.
+cat > "$S/hand_reads.stp" <<EOF
+probe process("$bin").statement($body) {
+  if (go_goid() + go_stack_hi() - register("rsp") + gettimeofday_ns() < 0) printf("NEGATIVE\n")
+}
+probe $ret_points {
+  if (go_goid() + go_stack_hi() - register("rsp") + gettimeofday_ns() < 0) printf("NEGATIVE\n")
+}
+EOF
+hand_pair='global m%[65536]
+probe process("'$bin'").statement('$body') {
+  m[go_goid(), go_stack_hi() - register("rsp")] = gettimeofday_ns()@ENTRY@
+}
+probe '$ret_points' {
+  g = go_goid(); d = go_stack_hi() - register("rsp"); t = 0
+  if ([g, d] in m) { t = m[g, d]; delete m[g, d] }
+  @RET@
+}'
+sed 's/@ENTRY@//; s/@RET@/if (!t || gettimeofday_ns() - t < 0) printf("UNPAIRED\\n")/' <<< "$hand_pair" > "$S/hand_pair.stp"
+# counting twins: COUNT entries=E returns=R unpaired=U
+end='probe end { printf("COUNT entries=%d returns=%d unpaired=%d\n", e, r, u) }'
+cat > "$S/c_bare_fn.stp" <<EOF
+global e, r, u
+probe process("$bin").function("main.hot") { e++ }
+$end
+EOF
+cat > "$S/c_bare_ret.stp" <<EOF
+global e, r, u
+probe process("$bin").statement($body) { e++ }
+probe $ret_points { r++ }
+$end
+EOF
+cat > "$S/c_go_entry.stp" <<EOF
+global e, r, u
+probe go.func.main.hot { e++ }
+$end
+EOF
+cat > "$S/c_go_pair.stp" <<EOF
+global e, r, u
+probe go.func.main.hot { e++ }
+probe go.func.main.hot.return { r++; if (go_latency_ns < 0) u++ }
+$end
+EOF
+cat > "$S/c_go_retonly.stp" <<EOF
+global e, r, u
+probe go.func.main.hot.return { r++; if (go_latency_ns < 0) u++ }
+$end
+EOF
+cat > "$S/c_hand_reads.stp" <<EOF
+global e, r, u
+probe process("$bin").statement($body) { e++; if (go_goid() + go_stack_hi() - register("rsp") + gettimeofday_ns() < 0) u++ }
+probe $ret_points { r++; if (go_goid() + go_stack_hi() - register("rsp") + gettimeofday_ns() < 0) u++ }
+$end
+EOF
+{ echo 'global e, r, u'
+  sed 's/@ENTRY@/; e++/; s/@RET@/r++; if (!t) u++/' <<< "$hand_pair"
+  echo "$end"; } > "$S/c_hand_pair.stp"
+# The order of a round (rotated from round to round) puts each variant
+# beside the one it is compared with.
+VARIANTS="bare_fn go_entry bare_ret go_pair go_retonly hand_reads hand_pair"
+modules=()
+for v in $VARIANTS; do modules+=("$v" "c_$v"); done
+
+# --- modules: natively in a chroot of the image, the first alone (it fills the
+# chroot's stap cache), then two at a time --------------------------------------------
+t0=$(now)
+compile_one () {
+  "$e2e/run-guest.sh" compile "$image" "$share" "$1" "$S/$1.stp" \
+    -g -I "$share/ts" -I "$share/tapsets" \
+    -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000 -DMAXSKIPPED=1000000
+}
+set -- "${modules[@]}"
+compile_one "$1" || die "module $1 does not compile"
+shift
+while [ $# -gt 0 ]; do
+  pids=()
+  for m in "$1" "${2:-}"; do
+    [ -n "$m" ] || continue
+    compile_one "$m" & pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p" || die "a module does not compile (logs in $share/mod)"; done
+  shift; [ $# -gt 0 ] && shift
+done
+t_compile=$(elapsed "$t0" "$(now)")
+
+# --- the guest's script -------------------------------------------------------------------
+{
+  # shellcheck source=../testsuite/e2e/gostap-run.sh
+  ( e2e=$e2e; . "$e2e/gostap-run.sh"; gr_guest_prologue "$share" )
+  cat <<EOF
+B=\$S/bin/probe-cost
+N=$calls
+ROUNDS=$runs
+VARIANTS="base $VARIANTS"
+EOF
+  cat <<'EOF'
+{
+  echo "kernel $(uname -r)"
+  echo "stap $(stap -V 2>&1 | head -1)"
+  echo "cpus $(nproc)"
+  echo "cpu $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+  echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+  echo "memory_kb $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
+} > "$S/out/guest.info"
+stamp () { date +%s.%N; }
+# one VARIANT TAG: the program under the variant's module (or alone for
+# base); its output in out/TAG.prog, stap's in out/TAG.stap, staprun's
+# stderr in out/TAG.err, exit status in out/TAG.rc, wall time in out/TAG.time.
+one () {
+  local v=$1 tag=$2 st=0 t0
+  t0=$(stamp)
+  if [ "$v" = base ]; then
+    timeout -k 10 300 "$B" "$N" > "$S/out/$tag.prog" 2> "$S/out/$tag.err" || st=$?
+  else
+    timeout -k 10 300 staprun -o "$S/out/$tag.stap" -c "$B $N" "$S/mod/$v.ko" \
+      > "$S/out/$tag.prog" 2> "$S/out/$tag.err" || st=$?
+  fi
+  echo "$st" > "$S/out/$tag.rc"
+  awk -v a="$t0" -v b="$(stamp)" 'BEGIN { printf "%.1f\n", b - a }' > "$S/out/$tag.time"
+  echo "guest: $tag exit $st in $(cat "$S/out/$tag.time") s: $(grep -h '^PROBECOST' "$S/out/$tag.prog" || echo no result)"
+}
+one base warmup
+set -- $VARIANTS
+nv=$#
+for r in $(seq 1 "$ROUNDS"); do
+  # rotate the order by one each round
+  k=$(( (r - 1) % nv ))
+  order=$(echo $VARIANTS | tr ' ' '\n' | awk -v k="$k" -v n="$nv" '{ a[NR-1] = $0 } END { for (i = 0; i < n; i++) print a[(i + k) % n] }')
+  for v in $order; do one "$v" "$v.r$r"; done
+done
+for v in $VARIANTS; do
+  [ "$v" = base ] || one "c_$v" "c_$v"
+done
+echo "guest: done"
+EOF
+} > "$share/guest.sh"
+chmod +x "$share/guest.sh"
+
+# --- boot -------------------------------------------------------------------------------
+log "booting the guest: $runs rounds of $(( $(wc -w <<< "$VARIANTS") + 1 )) variants, $calls calls each ..."
+t0=$(now)
+st=0
+"$e2e/run-guest.sh" boot "$image" "$share" "${PROBE_COST_TIMEOUT:-1200}" || st=$?
+t_guest=$(elapsed "$t0" "$(now)")
+case $st in
+  0) ;;
+  77) skip "qemu cannot start here" ;;
+  *) [ -f "$share/guest.log" ] && tail -40 "$share/guest.log" >&2
+     die "the guest failed (run-guest.sh boot exit $st)" ;;
+esac
+boot_s=$(sed -n 's/^gostap-init: share mounted.* at \([0-9.]*\) .*/\1/p' "$share/console.log")
+run_s=$(sed -n 's/^gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$share/console.log")
+qemu=$(qemu-system-x86_64 --version | head -1)
+
+# --- the table ------------------------------------------------------------------------------
+out=$BENCH_CACHE/probe-cost.md
+python3 "$here/probe-cost/report.py" --out-dir "$share/out" --runs "$runs" --calls "$calls" \
+  --variants "base $VARIANTS" --body "$body" --rets "$rets" \
+  --go-version "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["go_version"])' "$share/list.json")" \
+  --qemu "$qemu" --smp "${E2E_SMP:-2}" --tcg-thread "${E2E_TCG_THREAD:-single}" \
+  --commit "$(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- src tapsets 2>/dev/null || echo ' (src/ or tapsets/ modified)')" \
+  --timings "build ${t_build} s, image ${t_image} s, $((${#modules[@]})) modules compiled in ${t_compile} s, guest ${t_guest} s (boot to its script ${boot_s:-?} s, runs $(awk -v a="${boot_s:-0}" -v b="${run_s:-0}" 'BEGIN { printf "%.1f", b - a }') s), total $(elapsed "$t_all" "$(now)") s" \
+  > "$out.tmp" || die "report.py failed (outputs in $share/out; --keep keeps them)"
+mv -f "$out.tmp" "$out"
+cat "$out"
+log "table written to $out"

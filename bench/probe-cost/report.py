@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""report.py: the T4 table from the guest's outputs (bench/probe-cost.sh).
+
+Reads OUT/VARIANT.rR.prog (the program's own line, PROBECOST calls=N
+ns_total=T ns_per_call=X sum=S), OUT/VARIANT.rR.rc, .err and .time, the
+counting runs OUT/c_VARIANT.stap (COUNT entries=E returns=R unpaired=U) and
+OUT/guest.info, and prints markdown on stdout.
+
+cost per call of a variant in a round = its ns per call - the unprobed
+program's ns per call in the same round; cost per hit = cost per call /
+probe hits per call (1 entry-only, 2 entry + RET).  Ratios are medians of
+the per-round ratios of the costs (as in bench.py); the ratio of the median
+costs is shown beside them.
+"""
+import argparse
+import os
+import re
+import statistics
+import sys
+
+# variant -> (label, probe hits per call (addresses trapped), what it is)
+T = "if (X < 0) printf(...)"  # a test never true: stap elides empty handlers
+VARIANTS = {
+    "base": ("(0) no probes", 0, "-"),
+    "bare_fn": ("(1) bare process.function", 1,
+                'process("BIN").function("main.hot") { X = register("rax") }'),
+    "bare_ret": ("(2) bare entry + RET", 2,
+                 'process("BIN").statement(BODY) { X = register("rax") } + '
+                 'statement(RET) { X = register("rax") } (-g)'),
+    "go_entry": ("(3) gostap entry", 1, "go.func.main.hot { X = a }"),
+    "go_pair": ("(4) gostap entry + return, paired", 2,
+                "go.func.main.hot { X = a } + go.func.main.hot.return { X = go_latency_ns }"),
+    "go_retonly": ("(5) gostap return only, paired", 2,
+                   "go.func.main.hot.return { X = go_latency_ns } (its pairing entry probe comes with it)"),
+    "hand_reads": ("(6) bare entry + RET, the pairing's reads by hand", 2,
+                   "(2) with X = go_goid() + go_stack_hi() - register(\"rsp\") + gettimeofday_ns() "
+                   "at entry and at RET, no map"),
+    "hand_pair": ("(7) bare entry + RET, pairing by hand", 2,
+                  "(6) plus a map like gostap's (store at entry; lookup, delete at RET), "
+                  "X = latency, one handler per address"),
+}
+TARGET = 1.30
+
+
+def fmt_ns(x):
+    if x is None:
+        return "-"
+    if abs(x) >= 1000:
+        return "%.1f us" % (x / 1000)
+    return "%.1f ns" % x
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out-dir", required=True)
+    ap.add_argument("--runs", type=int, required=True)
+    ap.add_argument("--calls", type=int, required=True)
+    ap.add_argument("--variants", required=True)
+    ap.add_argument("--body", required=True)
+    ap.add_argument("--rets", required=True)
+    ap.add_argument("--go-version", default="?")
+    ap.add_argument("--qemu", default="?")
+    ap.add_argument("--smp", default="?")
+    ap.add_argument("--tcg-thread", default="?")
+    ap.add_argument("--commit", default="?")
+    ap.add_argument("--timings", default="")
+    a = ap.parse_args()
+    d = a.out_dir
+    variants = a.variants.split()
+    problems = []
+
+    def read(name):
+        try:
+            with open(os.path.join(d, name)) as f:
+                return f.read()
+        except OSError:
+            return None
+
+    # per variant, per round: ns per call
+    per = {v: {} for v in variants}
+    walls = {v: [] for v in variants}
+    skipped = {v: 0 for v in variants}
+    for v in variants:
+        for r in range(1, a.runs + 1):
+            tag = "%s.r%d" % (v, r)
+            prog, rc = read(tag + ".prog"), (read(tag + ".rc") or "").strip()
+            m = re.search(r"^PROBECOST calls=(\d+) ns_total=(\d+) ", prog or "", re.M)
+            if rc != "0" or not m or int(m.group(1)) != a.calls:
+                problems.append("%s: exit %s, %s" % (tag, rc or "?",
+                                                     "no result" if not m else m.group(0)))
+                continue
+            per[v][r] = int(m.group(2)) / a.calls
+            t = read(tag + ".time")
+            if t:
+                walls[v].append(float(t))
+            err = read(tag + ".err") or ""
+            for s in re.findall(r"skipped probes: (\d+)", err):
+                skipped[v] += int(s)
+            if "UNPAIRED" in (read(tag + ".stap") or "") or "NEGATIVE" in (read(tag + ".stap") or ""):
+                problems.append("%s: a handler saw an unpaired return or a negative argument" % tag)
+
+    base = per.get("base", {})
+    rounds = sorted(base)
+
+    def cost_rounds(v):
+        return {r: per[v][r] - base[r] for r in rounds if r in per[v]}
+
+    def med(xs):
+        xs = list(xs)
+        return statistics.median(xs) if xs else None
+
+    def ratio(num, den):
+        cn, cd = cost_rounds(num), cost_rounds(den)
+        rs = [cn[r] / cd[r] for r in rounds if r in cn and r in cd and cd[r] > 0]
+        mn, md = med(cn.values()), med(cd.values())
+        return med(rs), (mn / md if mn is not None and md else None), len(rs)
+
+    # hit counts of the counting runs
+    counts = {}
+    for v in variants:
+        if v == "base":
+            continue
+        s = read("c_%s.stap" % v) or ""
+        prog = read("c_%s.prog" % v) or ""
+        m = re.search(r"COUNT entries=(\d+) returns=(\d+) unpaired=(\d+)", s)
+        pm = re.search(r"^PROBECOST calls=(\d+) ", prog, re.M)
+        err = read("c_%s.err" % v) or ""
+        sk = sum(int(x) for x in re.findall(r"skipped probes: (\d+)", err))
+        if not m or not pm:
+            counts[v] = None
+            problems.append("c_%s: no COUNT line or no program result (exit %s)"
+                            % (v, (read("c_%s.rc" % v) or "?").strip()))
+            continue
+        counts[v] = (int(m.group(1)), int(m.group(2)), int(m.group(3)), int(pm.group(1)), sk)
+
+    def count_text(v):
+        c = counts.get(v)
+        if v == "base":
+            return "-"
+        if c is None:
+            return "**no count**"
+        e, r, u, n, sk = c
+        want_e = v != "go_retonly"
+        want_r = v not in ("bare_fn", "go_entry")
+        parts, ok = [], True
+        if want_e:
+            parts.append("entry %d/%d" % (e, n))
+            ok &= e == n
+        if want_r:
+            parts.append("RET %d/%d" % (r, n))
+            ok &= r == n
+        if v in ("go_pair", "go_retonly", "hand_pair"):
+            parts.append("unpaired %d" % u)
+            ok &= u == 0
+        if sk:
+            parts.append("skipped %d" % sk)
+        txt = ", ".join(parts)
+        if not ok:
+            problems.append("c_%s: hits short of the calls: %s" % (v, txt))
+            return "**" + txt + "**"
+        return txt + " ok"
+
+    info = {}
+    for line in (read("guest.info") or "").splitlines():
+        k, _, val = line.partition(" ")
+        info[k] = val
+
+    o = []
+    w = o.append
+    w("Guest: qemu TCG (%s, thread=%s), -smp %s (%s vCPUs seen), -cpu max (%s), clocksource %s, "
+      "%s MB; kernel %s; %s. Go %s. Commit %s."
+      % (a.qemu, a.tcg_thread, a.smp, info.get("cpus", "?"), info.get("cpu", "?"),
+         info.get("clocksource", "?"),
+         int(info["memory_kb"]) // 1024 if info.get("memory_kb", "").isdigit() else "?",
+         info.get("kernel", "?"), info.get("stap", "?"), a.go_version, a.commit))
+    w("")
+    w("%d rounds, every variant once a round (order rotated each round), after one unprobed warm-up run; "
+      "%d calls of main.hot per run (body %s = entry, RET %s). ns per call: the program's own "
+      "time.Now() around the loop, median over the rounds; spread = (max - min) / median; "
+      "cost = variant - no probes in the same round; a hit = one trapped address (entry or RET); "
+      "each handler does `%s` with the X given (a test never true: stap elides a handler that does nothing)."
+      % (a.runs, a.calls, a.body, a.rets, T))
+    w("")
+    w("| variant | probes | median ns/call | spread | median cost per call | hits per call | cost per hit | cost vs (1) | hit counts (separate counting run) | staprun wall (median) |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for v in variants:
+        label, hits, what = VARIANTS.get(v, (v, 1, v))
+        xs = list(per[v].values())
+        m = med(xs)
+        spread = (max(xs) - min(xs)) / m if xs and m else None
+        c = med(cost_rounds(v).values()) if v != "base" else None
+        vs1 = ratio(v, "bare_fn")[0] if v not in ("base",) and "bare_fn" in per else None
+        w("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s s |"
+          % (label, what, fmt_ns(m), "%.0f%%" % (100 * spread) if spread is not None else "-",
+             fmt_ns(c), hits or "-", fmt_ns(c / hits) if c is not None and hits else "-",
+             "%.2fx" % vs1 if vs1 is not None else "-", count_text(v),
+             "%.1f" % med(walls[v]) if walls[v] else "-"))
+    w("")
+    r_entry = ratio("go_entry", "bare_fn")
+    r_pair = ratio("go_pair", "bare_ret")
+    r_ret = ratio("go_retonly", "bare_ret")
+    r_reads = ratio("hand_reads", "bare_ret")
+    r_hand = ratio("hand_pair", "bare_ret")
+    w("| ratio of the costs | median of per-round ratios | ratio of median costs | rounds |")
+    w("|---|---|---|---|")
+    for name, r in (("(3)/(1) gostap entry / bare process.function", r_entry),
+                    ("(4)/(2) gostap entry + return with pairing / bare entry + RET", r_pair),
+                    ("(5)/(2) gostap return only with pairing / bare entry + RET", r_ret),
+                    ("(6)/(2) the pairing's reads by hand, no map / bare entry + RET", r_reads),
+                    ("(7)/(2) pairing by hand / bare entry + RET", r_hand)):
+        w("| %s | %s | %s | %d |" % (name, "%.2fx" % r[0] if r[0] is not None else "-",
+                                      "%.2fx" % r[1] if r[1] is not None else "-", r[2]))
+    w("")
+    if r_pair[0] is not None:
+        verdict = "**pass**" if r_pair[0] <= TARGET else "**FAIL**"
+        w("Target: pairing adds under 30%% on top of the bare probes, (4)/(2) <= %.2f: %.2fx (%+.0f%%) %s"
+          % (TARGET, r_pair[0], 100 * (r_pair[0] - 1), verdict))
+    else:
+        w("Target: pairing adds under 30% on top of the bare probes: **no result**")
+    # where the pairing's extra cost goes: medians of per-round differences
+    def diff(x, y):
+        cx, cy = cost_rounds(x), cost_rounds(y)
+        return med(cx[r] - cy[r] for r in rounds if r in cx and r in cy)
+    if all(v in per for v in ("bare_ret", "go_pair", "go_retonly", "hand_reads", "hand_pair")):
+        extra = diff("go_pair", "bare_ret")
+        w("")
+        w("Where the extra cost of (4) over (2) goes, per call (medians of the per-round differences; "
+          "the parts need not add up exactly):")
+        w("")
+        w("| part | measured as | per call |")
+        w("|---|---|---|")
+        for name, how, x in (
+                ("all of it", "(4) - (2)", extra),
+                ("goroutine id, stack top, SP and the clock at entry and RET", "(6) - (2)",
+                 diff("hand_reads", "bare_ret")),
+                ("the map: store at entry, lookup + delete at RET (and the global lock that "
+                 "comes with it)", "(7) - (6)", diff("hand_pair", "hand_reads")),
+                ("gostap's pairing against the same work by hand", "(5) - (7)",
+                 diff("go_retonly", "hand_pair")),
+                ("a second handler at the entry address: the go.func alias beside "
+                 "the pairing's own entry probe", "(4) - (5)", diff("go_pair", "go_retonly"))):
+            w("| %s | %s | %s |" % (name, how, fmt_ns(x)))
+    if any(skipped.values()):
+        w("")
+        w("Skipped probes reported by stap in the timed runs: " +
+          ", ".join("%s %d" % (v, n) for v, n in skipped.items() if n))
+    if problems:
+        w("")
+        w("Problems:")
+        for p in problems:
+            w("- " + p)
+    if a.timings:
+        w("")
+        w("Timings: " + a.timings + ".")
+    print("\n".join(o))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
