@@ -30,6 +30,7 @@
 #include "gobin.h"
 #include "layout.h"
 #include "params.h"
+#include "probe-name.h"
 #include "write.h"
 
 enum { MAX_FUNCS = 400, MAX_WRITE = 64 };
@@ -133,6 +134,27 @@ touch (const char *s)
     sink += strlen (s);
 }
 
+/* The alias of F decodes back to F's name (and entry, for a twin):
+   gostap run finds functions by decoding the aliases a script names.  */
+static void
+alias_round_trip (const struct go_func *f)
+{
+  char *alias = func_probe_name (f);
+  if (alias == NULL)
+    die ("func_probe_name");
+  uint64_t entry;
+  char *name = probe_name_decode (alias, &entry);
+  if (name == NULL || strcmp (name, f->name) != 0
+      || entry != (f->dup_index ? f->entry : 0))
+    {
+      fprintf (stderr, "alias %s of %s decodes to %s\n", alias, f->name,
+               name ? name : "(nothing)");
+      abort ();
+    }
+  free (name);
+  free (alias);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -160,6 +182,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         ? k : b.nfuncs - (MAX_FUNCS - k);
       struct go_func *f = &b.funcs[i];
       touch (f->name);
+      alias_round_trip (f);
       touch (gobin_func_file (&b, f));
       sink += (size_t) gobin_func_line (&b, f);
       if (gobin_analyze (&b, f) != EXIT_OK)

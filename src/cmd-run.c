@@ -152,6 +152,120 @@ script_uses (const struct run_script *s, const char *alias, bool *ret)
   return any;
 }
 
+/* A list of functions, growing.  */
+struct func_list
+{
+  const struct go_func **v;
+  size_t n, cap;
+};
+
+static bool
+func_list_add (struct func_list *l, const struct go_func *f)
+{
+  if (l->n == l->cap)
+    {
+      size_t cap = l->cap ? 2 * l->cap : 16;
+      const struct go_func **v = realloc (l->v, cap * sizeof *v);
+      if (v == NULL)
+        return false;
+      l->v = v;
+      l->cap = cap;
+    }
+  l->v[l->n++] = f;
+  return true;
+}
+
+/* Add the function whose alias is ALIAS, if one is: its name decoded
+   (probe_name_decode), looked up, and its alias made again to compare.
+   True when one was added.  */
+static bool
+add_aliased (const struct go_bin *b, const char *alias, struct func_list *l,
+             bool *oom)
+{
+  uint64_t entry;
+  char *name = probe_name_decode (alias, &entry);
+  bool added = false;
+  if (name == NULL)
+    return false;
+  for (const struct go_func *f = gobin_func_named (b, name); f != NULL;
+       f = gobin_next_named (b, f))
+    {
+      if (f->wrapper)
+        continue;
+      char *a = func_probe_name (f);
+      if (a == NULL)
+        *oom = true;
+      else if (strcmp (a, alias) == 0)
+        {
+          if (!func_list_add (l, f))
+            *oom = true;
+          added = true;
+        }
+      free (a);
+    }
+  free (name);
+  return added;
+}
+
+static int
+compare_func_ptr (const void *a, const void *b)
+{
+  const struct go_func *x = *(const struct go_func *const *) a;
+  const struct go_func *y = *(const struct go_func *const *) b;
+  return (x > y) - (x < y);
+}
+
+/* When no probe point of S has a wildcard, the functions they name and
+   the runtime events, in table order, each once: found by name, so a
+   script of 10 functions costs 10 lookups and not an alias made and
+   matched for every function of the binary.  False when a point has a
+   wildcard or names no function (or out of memory): then every function
+   is tried, as for a wildcard.  */
+static bool
+named_functions (const struct go_bin *b, const struct run_script *s,
+                 struct func_list *l)
+{
+  static const char prefix[] = "go.func.", ret[] = ".return";
+  bool oom = false;
+  for (size_t i = 0; i < s->npatterns && !oom; i++)
+    {
+      const char *p = s->patterns[i];
+      if (strncmp (p, prefix, sizeof prefix - 1) != 0
+          || strspn (p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789_.") != strlen (p))
+        return false;
+      p += sizeof prefix - 1;
+      bool found = add_aliased (b, p, l, &oom);
+      size_t n = strlen (p);
+      if (n > sizeof ret - 1 && strcmp (p + n - (sizeof ret - 1), ret) == 0)
+        {
+          char *entry_alias = strndup (p, n - (sizeof ret - 1));
+          if (entry_alias == NULL)
+            return false;
+          found |= add_aliased (b, entry_alias, l, &oom);
+          free (entry_alias);
+        }
+      if (!found)
+        return false;
+    }
+  for (size_t k = 0; k < write_nruntime_events && !oom; k++)
+    for (const struct go_func *f = gobin_func_named (b,
+                                                     write_runtime_events[k]);
+         f != NULL && !oom; f = gobin_next_named (b, f))
+      if (!f->wrapper && !func_list_add (l, f))
+        oom = true;
+  if (oom)
+    return false;
+  if (l->n > 1)
+    qsort (l->v, l->n, sizeof *l->v, compare_func_ptr);
+  size_t m = 0;
+  for (size_t i = 0; i < l->n; i++)
+    if (m == 0 || l->v[m - 1] != l->v[i])
+      l->v[m++] = l->v[i];
+  l->n = m;
+  return true;
+}
+
 /* FNV-1a, for cache keys.  */
 static uint64_t
 fnv (uint64_t h, const void *data, size_t n)
@@ -201,6 +315,8 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
           int *status)
 {
   char *dir = NULL, *root = NULL, *tmp = NULL;
+  struct func_list named = { NULL, 0, 0 };
+  bool all = false;
   const struct go_func **sel = calloc (b->nfuncs, sizeof *sel);
   *status = EXIT_ERROR;
   if (sel == NULL)
@@ -243,9 +359,16 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
       goto out;
     }
   bool any_ret = false;
-  for (size_t i = 0; i < b->nfuncs; i++)
+  if (!named_functions (b, s, &named))
     {
-      struct go_func *f = &b->funcs[i];
+      free (named.v);
+      named.v = NULL;
+      named.n = 0;
+      all = true;
+    }
+  for (size_t i = 0; i < (all ? b->nfuncs : named.n); i++)
+    {
+      struct go_func *f = all ? &b->funcs[i] : (struct go_func *) named.v[i];
       if (f->wrapper)
         continue;
       bool ret = false, use = write_is_runtime_event (f->name);
@@ -343,6 +466,7 @@ out:
     }
   free (root);
   free (sel);
+  free (named.v);
   if (*status != EXIT_OK)
     {
       free (dir);

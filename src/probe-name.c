@@ -126,3 +126,87 @@ func_probe_name (const struct go_func *f)
   free (p);
   return q;
 }
+
+static int
+hex_digit (unsigned char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
+char *
+probe_name_decode (const char *alias, uint64_t *entry)
+{
+  *entry = 0;
+  size_t end = strlen (alias);
+  if (end == 0)
+    return NULL;
+  /* A last component "_E" and hex digits: the entry of a twin.  */
+  const char *last = strrchr (alias, '.');
+  if (last != NULL && last[1] == '_' && last[2] == 'E' && last[3] != '\0'
+      && strspn (last + 3, "0123456789abcdef") == strlen (last + 3)
+      && strlen (last + 3) <= 16)
+    {
+      *entry = strtoull (last + 3, NULL, 16);
+      end = (size_t) (last - alias);
+    }
+  /* Decoding shrinks every escape but "_P", which adds one byte.  */
+  char *out = malloc (2 * end + 2), *o = out;
+  if (out == NULL)
+    return NULL;
+  const char *s = alias, *stop = alias + end;
+  while (s < stop)
+    {
+      const char *e = memchr (s, '.', (size_t) (stop - s));
+      if (e == NULL)
+        e = stop;
+      if (s != alias)
+        *o++ = '.';
+      if (e == s)
+        goto bad;               /* an empty component */
+      if (e - s == 1 && s[0] == '_')
+        s = e;                  /* "_": an empty part */
+      bool ptr = e - s > 2 && s[0] == '_' && s[1] == 'P';
+      if (ptr)
+        {
+          *o++ = '(';
+          *o++ = '*';
+          s += 2;
+        }
+      while (s < e)
+        {
+          unsigned char c = (unsigned char) *s;
+          if (c != '_')
+            {
+              if (!is_alnum (c))
+                goto bad;
+              *o++ = (char) c;
+              s++;
+            }
+          else if (e - s >= 2 && s[1] == '_')
+            {
+              *o++ = '/';
+              s += 2;
+            }
+          else if (e - s >= 3 && hex_digit (s[1]) >= 0 && hex_digit (s[2]) >= 0
+                   && (hex_digit (s[1]) | hex_digit (s[2])) != 0)
+            {
+              *o++ = (char) (hex_digit (s[1]) * 16 + hex_digit (s[2]));
+              s += 3;
+            }
+          else
+            goto bad;
+        }
+      if (ptr)
+        *o++ = ')';
+      s = e + (e < stop);
+    }
+  *o = '\0';
+  return out;
+bad:
+  free (out);
+  return NULL;
+}

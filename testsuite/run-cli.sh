@@ -67,6 +67,38 @@ grep -rq 'go.func.main.rec =' "$tmp/cache/gostap" || fail "the cached tapsets la
 ! grep -rq 'go.func.main.add =' "$tmp/cache/gostap" &&
   echo "ok - only what the script uses was generated" || fail "unused aliases generated"
 
+# Probe points without wildcards are looked up by name (cmd-run.c
+# named_functions); with one wildcard among them, every function's alias is
+# matched. Both must generate the same tapsets: every main.* alias of the
+# Go 1.19 abi fixture (pointer methods, -fm wrappers, generic twins with
+# ._E<entry>), entry and return, once alone and once beside an optional
+# wildcard point that matches nothing.
+abi119=$(awk '$2 == "1.19" && $3 == "default" && $4 == "abi" { print $1 }' "$tmp/manifest")
+checks=$((checks + 1))
+if [ -n "$abi119" ] &&
+   "$GOSTAP" list --json "$abi119" 'main.*' > "$tmp/abi.json" &&
+   python3 - "$tmp/abi.json" > "$tmp/named.stp" <<'PY'
+import json, sys
+for f in json.load(open(sys.argv[1]))["functions"]:
+    print("probe %s, %s.return { }" % (f["probe"], f["probe"]))
+PY
+then
+  { cat "$tmp/named.stp"; echo 'probe go.func.nosuch_*.return ? { }'; } > "$tmp/swept.stp"
+  rm -rf "$tmp/cache-named" "$tmp/cache-swept"
+  if XDG_CACHE_HOME=$tmp/cache-named "$GOSTAP" run -t "$abi119" -p2 "$tmp/named.stp" >/dev/null 2>"$tmp/err" &&
+     XDG_CACHE_HOME=$tmp/cache-swept "$GOSTAP" run -t "$abi119" -p2 "$tmp/swept.stp" >/dev/null 2>>"$tmp/err" &&
+     dn=$(find "$tmp/cache-named/gostap" -mindepth 2 -maxdepth 2 -type d) &&
+     ds=$(find "$tmp/cache-swept/gostap" -mindepth 2 -maxdepth 2 -type d) &&
+     diff -r "$dn" "$ds" > "$tmp/diff" &&
+     [ "$(grep -c '^probe go.func.main.*\.return =' "$dn/go_funcs.stp")" = "$(grep -c . "$tmp/named.stp")" ]; then
+    echo "ok - $(grep -c . "$tmp/named.stp") main.* functions named exactly: the tapsets of the lookup by name equal those of the match against every alias"
+  else
+    fail "named vs swept probe points on $abi119: $(grep -v '^WARNING' "$tmp/err" | head -3; head -5 "$tmp/diff" 2>/dev/null)"
+  fi
+else
+  fail "no Go 1.19 abi fixture, or gostap list failed on it"
+fi
+
 # Preflight failures, one line each.
 s=$examples/newstack.stp
 GOSTAP_STAP=/nonexistent/stap expect_fail 1 "cannot run '/nonexistent/stap'" "$GOSTAP" run -t "$demo" -p2 "$s"
