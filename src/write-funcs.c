@@ -79,12 +79,6 @@ statement (FILE *f, const struct go_bin *b, uint64_t addr)
   fprintf (f, ").statement(%#" PRIx64 ")", addr);
 }
 
-static const char *
-sp_reg (const struct go_bin *b)
-{
-  return b->arch == GO_ARCH_AMD64 ? "rsp" : "sp";
-}
-
 /* SP + the pcsp value at PC: the SP the function was entered with.  */
 static bool
 entry_sp_delta (const struct go_bin *b, const struct go_func *fn, uint64_t pc,
@@ -124,8 +118,7 @@ entry_body (FILE *f, const struct go_bin *b, const struct go_func *fn,
     fputs ("  // no arguments: no SP offset known at the body\n", f);
   else
     {
-      fprintf (f, "  _go_sp = register(\"%s\") + %" PRId32 "\n", sp_reg (b),
-               d);
+      fprintf (f, "  _go_sp = _go_user_sp() + %" PRId32 "\n", d);
       write_locals (f, b, sig, false, "_go_sp");
     }
   fputs ("}\n", f);
@@ -136,7 +129,7 @@ return_body (FILE *f, const struct go_bin *b, const struct go_func *fn,
              const struct go_signature *sig, bool have_sig)
 {
   fputs ("{\n", f);
-  fprintf (f, "  _go_sp = register(\"%s\")\n", sp_reg (b));
+  fputs ("  _go_sp = _go_user_sp()\n", f);
   if (fn->abi == GO_ABI_INTERNAL)
     /* The pairing's lookup written out, not called: every call of a
        SystemTap function costs a context frame, and this runs at every
@@ -280,8 +273,7 @@ write_pair (const struct go_bin *b, const struct go_func *fn, const char *dir)
   fputs ("probe ", f);
   statement (f, b, fn->code.body);
   fprintf (f, "\n{\n  _go_pair_entry[go_goid(), go_stack_hi() - "
-           "(register(\"%s\") + %" PRId32 ")] = gettimeofday_ns()\n}\n",
-           sp_reg (b), d);
+           "(_go_user_sp() + %" PRId32 ")] = gettimeofday_ns()\n}\n", d);
   return stp_file_close (&sf, 1);
 }
 

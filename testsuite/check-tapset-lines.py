@@ -29,7 +29,7 @@ SHAPES = [
     r'\{', r'\}',
     r'  goid = go_goid\(\)',
     # locals of arguments and results (write-locals.c)
-    r'  _go_sp = register\("(rsp|sp)"\)( \+ [0-9]+)?',
+    r'  _go_sp = _go_user_sp\(\)( \+ [0-9]+)?',
     r'  ' + IDENT + r' = (' + '|'.join([
         r'register\("[a-z0-9]+"\)',
         r'\(register\("[a-z0-9]+"\) & 0xff\) != 0',
@@ -45,7 +45,7 @@ SHAPES = [
     r'function _go_pair_[0-9a-f]+:long \(\) \{ return 0 \}',
     r'probe ' + PROC,
     r'  delete _go_pair_entry\[goid, _go_depth\]',
-    r'  _go_pair_entry\[go_goid\(\), go_stack_hi\(\) - \(register\("(rsp|sp)"\) \+ [0-9]+\)\] = gettimeofday_ns\(\)',
+    r'  _go_pair_entry\[go_goid\(\), go_stack_hi\(\) - \(_go_user_sp\(\) \+ [0-9]+\)\] = gettimeofday_ns\(\)',
 ]
 LINE = re.compile('^(?:' + '|'.join(SHAPES) + ')$')
 
