@@ -75,4 +75,10 @@ fi
 expect_fail 1 "no function matches 'nosuch'" "$GOSTAP" gen "$gobin" -o "$tmp/none" nosuch
 [ ! -e "$tmp/none/go_funcs.stp" ] && [ ! -e "$tmp/none/go_target.stp" ] || fail "gen wrote files for a glob that matched nothing"
 expect_fail 64 "no output directory" "$GOSTAP" gen "$gobin"
+# A path SystemTap cannot resolve (a newline in it) is refused, on one line.
+nl="$tmp/new"$'\n'"line"
+mkdir -p "$nl" && cp "$gobin" "$nl/prog"
+expect_fail 2 'new\\x0aline/prog: the path contains a control character' \
+  "$GOSTAP" gen "$nl/prog" -o "$tmp/nl.d" 'main.main'
+[ ! -e "$tmp/nl.d/go_funcs.stp" ] || fail "gen wrote tapsets for a path with a newline"
 finish

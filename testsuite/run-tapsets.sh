@@ -105,5 +105,20 @@ if got=$(elaborate "$tmp/hostile.d" "$tmp/hostile.stp") && [ "$got" = "$(expecte
 else
   fail "hostile name: $(grep -v '^WARNING' "$tmp/stap.err" | head -5)"
 fi
+# A binary path with a space, quotes, a backslash, '%{', '}' and '$(...)':
+# the path is escaped into every process("...") and stap finds the binary.
+# (A control character in the path is refused by gen: run-gen.sh.)
+odd="$tmp/odd dir \"q\" %{x} } back\\slash \$(id) 'sq'"
+mkdir -p "$odd"
+cp "$gobin" "$odd/prog"
+checks=$((checks + 1))
+if "$GOSTAP" gen "$odd/prog" -o "$tmp/odd.d" 'main.add*' 2>"$tmp/err" &&
+   "$testsuite/check-tapset-lines.py" "$tmp/odd.d" > "$tmp/lines" &&
+   all_aliases "$tmp/odd.d" > "$tmp/odd.stp" &&
+   got=$(elaborate "$tmp/odd.d" "$tmp/odd.stp") && [ "$got" = "$(expected_probes "$tmp/odd.d")" ]; then
+  echo "ok - binary at $(printf %q "$odd/prog"): $(tail -1 "$tmp/lines"), $got probes resolved"
+else
+  fail "binary at an odd path: $(cat "$tmp/err" "$tmp/lines" 2>/dev/null | head -3; grep -v '^WARNING' "$tmp/stap.err" | head -5)"
+fi
 echo "tapsets: libdw=$STAP_LIBDW_VERSION aliases=$total_aliases probes=$total_probes"
 finish
