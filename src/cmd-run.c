@@ -29,6 +29,7 @@
 #include "params.h"
 #include "probe-name.h"
 #include "run.h"
+#include "select.h"
 #include "write.h"
 
 /* stap's options that take an argument (stap --help, 4.8 - 5.x).  */
@@ -207,14 +208,6 @@ add_aliased (const struct go_bin *b, const char *alias, struct func_list *l,
   return added;
 }
 
-static int
-compare_func_ptr (const void *a, const void *b)
-{
-  const struct go_func *x = *(const struct go_func *const *) a;
-  const struct go_func *y = *(const struct go_func *const *) b;
-  return (x > y) - (x < y);
-}
-
 /* When no probe point of S has a wildcard, the functions they name and
    the runtime events, in table order, each once: found by name, so a
    script of 10 functions costs 10 lookups and not an alias made and
@@ -256,24 +249,8 @@ named_functions (const struct go_bin *b, const struct run_script *s,
         oom = true;
   if (oom)
     return false;
-  if (l->n > 1)
-    qsort (l->v, l->n, sizeof *l->v, compare_func_ptr);
-  size_t m = 0;
-  for (size_t i = 0; i < l->n; i++)
-    if (m == 0 || l->v[m - 1] != l->v[i])
-      l->v[m++] = l->v[i];
-  l->n = m;
+  l->n = select_table_order (l->v, l->n);
   return true;
-}
-
-/* FNV-1a, for cache keys.  */
-static uint64_t
-fnv (uint64_t h, const void *data, size_t n)
-{
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ p[i]) * 0x100000001b3ULL;
-  return h;
 }
 
 static char *
@@ -322,7 +299,7 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
   if (sel == NULL)
     goto out;
   size_t n = 0;
-  uint64_t h = 0xcbf29ce484222325ULL;
+  uint64_t h = FNV1A_BASIS;
   struct stat st;
   if (stat (b->abspath, &st) != 0)
     {
@@ -332,15 +309,15 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
   /* The binary's identity, then the script's probe points: together they
      decide everything generated, so a cache hit costs no walk over the
      binary's functions.  */
-  h = fnv (h, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
-  h = fnv (h, b->build_id, strlen (b->build_id));
-  h = fnv (h, b->abspath, strlen (b->abspath) + 1);
-  h = fnv (h, &st.st_size, sizeof st.st_size);
-  h = fnv (h, &st.st_mtim, sizeof st.st_mtim);
+  h = fnv1a (h, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
+  h = fnv1a (h, b->build_id, strlen (b->build_id));
+  h = fnv1a (h, b->abspath, strlen (b->abspath) + 1);
+  h = fnv1a (h, &st.st_size, sizeof st.st_size);
+  h = fnv1a (h, &st.st_mtim, sizeof st.st_mtim);
   uint64_t binkey = h;
   for (size_t i = 0; i < s->npatterns; i++)
-    h = fnv (h, s->patterns[i], strlen (s->patterns[i]) + 1);
-  h = fnv (h, &s->runtime_returns, sizeof s->runtime_returns);
+    h = fnv1a (h, s->patterns[i], strlen (s->patterns[i]) + 1);
+  h = fnv1a (h, &s->runtime_returns, sizeof s->runtime_returns);
   root = cache_root ();
   if (root == NULL
       || asprintf (&dir, "%s/%016" PRIx64 "/%016" PRIx64, root, binkey, h) < 0)

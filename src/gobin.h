@@ -216,6 +216,10 @@ bool gobin_regabi (const struct go_bin *b);
 int addr_list_push (struct addr_list *l, uint64_t v);
 void addr_list_free (struct addr_list *l);
 const char *arch_name (enum go_arch arch);
+/* FNV-1a of N bytes of DATA, continuing from H (FNV1A_BASIS to start):
+   the name index's hash and gostap run's cache keys.  */
+#define FNV1A_BASIS 0xcbf29ce484222325ULL
+uint64_t fnv1a (uint64_t h, const void *data, size_t n);
 bool name_matches (char *const *globs, int nglobs, const char *name,
                    bool *used);
 

@@ -474,10 +474,7 @@ read_functions (struct go_bin *b)
 static uint64_t
 name_hash (const char *s)
 {
-  uint64_t h = 0xcbf29ce484222325ULL;   /* FNV-1a */
-  for (; *s; s++)
-    h = (h ^ (unsigned char) *s) * 0x100000001b3ULL;
-  return h;
+  return fnv1a (FNV1A_BASIS, s, strlen (s));
 }
 
 /* Build the name index of gobin.h: one pass over the names, in address

@@ -37,6 +37,18 @@ compare_ptr (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+size_t
+select_table_order (const struct go_func **v, size_t n)
+{
+  if (n > 1)
+    qsort (v, n, sizeof *v, compare_ptr);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (m == 0 || v[m - 1] != v[i])
+      v[m++] = v[i];
+  return m;
+}
+
 /* Append the functions named NAME to SEL, or only count them when SEL is
    NULL: true when there is one.  */
 static bool
@@ -90,10 +102,8 @@ select_functions (struct go_bin *b, const struct select_args *a,
         used[i] = add_named (b, a->globs[i], cand, &nc);
       for (size_t i = 0; i < nalso; i++)
         add_named (b, also[i], cand, &nc);
-      qsort (cand, nc, sizeof *cand, compare_ptr);
-      for (size_t i = 0; i < nc; i++)
-        if (n == 0 || sel[n - 1] != cand[i])
-          sel[n++] = cand[i];
+      n = select_table_order (cand, nc);
+      memcpy (sel, cand, n * sizeof *sel);
       free (cand);
     }
   else

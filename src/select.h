@@ -28,4 +28,8 @@ int select_functions (struct go_bin *b, const struct select_args *a,
                       const char *const *also, size_t nalso,
                       const struct go_func ***sel, size_t *n);
 
+/* Sort the N functions of V (pointers into one go_bin's table) into table
+   order, which is address order, and drop repeats; the number left.  */
+size_t select_table_order (const struct go_func **v, size_t n);
+
 #endif

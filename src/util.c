@@ -37,6 +37,15 @@ addr_list_free (struct addr_list *l)
   l->n = l->cap = 0;
 }
 
+uint64_t
+fnv1a (uint64_t h, const void *data, size_t n)
+{
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
 const char *
 arch_name (enum go_arch arch)
 {
