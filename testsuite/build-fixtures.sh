@@ -48,9 +48,8 @@ die() { echo "build-fixtures.sh: $*" >&2; exit 1; }
 
 # Tests run in parallel and share the cache: one run builds at a time, the
 # others wait and then reuse its binaries.
-mkdir -p "$CACHE" || die "cannot create the cache directory $CACHE"
-exec 7>"$CACHE/.build-fixtures.lock"
-flock 7
+. "$here/debian-archive.sh"
+cache_lock build-fixtures
 
 FIXTURES="abi grow cgo demo"
 # fixture_dir FIXTURE: its source directory; the demo program of the

@@ -26,6 +26,17 @@ archive_locked () {
   ( flock 8 || archive_die "flock $CACHE/.apt.lock failed"; "$@" ) 8>"$CACHE/.apt.lock" || exit $?
 }
 
+# cache_lock NAME: hold $CACHE/.NAME.lock until the calling script exits,
+# so that one run at a time fills that part of the cache and the others
+# wait, then reuse it. Taken before any archive_* call (.apt.lock is the
+# innermost lock).
+cache_lock () {
+  local fd
+  mkdir -p "$CACHE" || archive_die "cannot create the cache directory $CACHE"
+  exec {fd}>"$CACHE/.$1.lock"
+  flock "$fd" || archive_die "flock $CACHE/.$1.lock failed"
+}
+
 # The URI of the Debian archive this machine uses for its own release.
 archive_mirror () {
   local codename uri

@@ -23,10 +23,7 @@ declare -A SUITE=(
 MATRIX="1.19 1.21 1.22 1.23 1.24 1.26 1.27"
 versions=${*:-$MATRIX}
 
-# One run at a time fills the cache; the others wait, then find it full.
-mkdir -p "$CACHE" || archive_die "cannot create the cache directory $CACHE"
-exec 7>"$CACHE/.go-toolchains.lock"
-flock 7
+cache_lock go-toolchains
 
 need=
 for v in $versions; do

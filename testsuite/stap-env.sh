@@ -56,8 +56,7 @@ die () { echo "stap-env.sh: $*" >&2; exit 1; }
 
 mkdir -p "$CACHE" || skip "cannot create the cache directory $CACHE"
 # Parallel test runs share the cache.
-exec 9>"$CACHE/.stap-env.lock"
-flock 9
+cache_lock stap-env
 
 # 1. The translator.
 if ! command -v stap >/dev/null 2>&1; then
