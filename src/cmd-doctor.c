@@ -120,29 +120,50 @@ cmd_doctor (int argc, char **argv)
             b.pie ? "PIE" : "not PIE", b.cgo ? ", cgo" : "");
   line ("ok", "binary", buf);
   int dwarf_version = gobin_dwarf_version (&b);
-  snprintf (buf, sizeof buf, b.has_dwarf ? "DWARF %d" : "none (-ldflags=-w)",
-            dwarf_version);
-  line (b.has_dwarf ? "ok" : "NO", "DWARF", buf);
-  line (b.has_symtab ? "ok" : "NO", ".symtab", b.has_symtab ? "present"
-        : "none (-ldflags=-s)");
-  if (b.has_dwarf && new_dw)
+  const char *debug_file;
+  enum go_dwarf_source source = gobin_dwarf_source (&b, &debug_file);
+  bool dwarf = source != GO_DWARF_NONE;
+  bool syms = gobin_has_symbols (&b);
+  const char *env = getenv ("SYSTEMTAP_DEBUGINFO_PATH");
+  const char *urls = getenv ("DEBUGINFOD_URLS");
+  if (source == GO_DWARF_BINARY)
+    snprintf (buf, sizeof buf, "DWARF %d, in the binary", dwarf_version);
+  else if (dwarf && debug_file == NULL)
+    snprintf (buf, sizeof buf, "DWARF %d, from debuginfod", dwarf_version);
+  else if (dwarf)
+    snprintf (buf, sizeof buf, "DWARF %d, from %s (%s)", dwarf_version,
+              debug_file, source == GO_DWARF_BUILD_ID ? "build id"
+              : source == GO_DWARF_DEBUGLINK ? ".gnu_debuglink"
+              : "debuginfod");
+  else
+    snprintf (buf, sizeof buf, "none in the binary (-ldflags=-w) nor in a "
+              "separate debug file (%s build id; searched %s%s%s)",
+              b.gnu_build_id != NULL ? "GNU" : "no GNU",
+              env != NULL ? "SYSTEMTAP_DEBUGINFO_PATH" : "stap's default "
+              "debuginfo path", urls != NULL && urls[0] != '\0'
+              ? " and DEBUGINFOD_URLS" : "", b.has_dwarf ? "; libdw cannot "
+              "read the binary's own" : "");
+  line (dwarf ? "ok" : "NO", "DWARF", buf);
+  line (syms ? "ok" : "NO", ".symtab", b.has_symtab ? "present"
+        : syms ? "in the debug file" : "none (-ldflags=-s)");
+  if (dwarf && new_dw)
     line ("ok", "entry probes", "after the stack check, once per call");
-  else if (b.has_symtab)
-    line ("ok", "entry probes", b.has_dwarf
+  else if (syms)
+    line ("ok", "entry probes", dwarf
           ? "by name only (libdw too old): at the first instruction, twice "
           "when the stack grows"
           : "by name only (no DWARF): at the first instruction, twice when "
           "the stack grows");
   else
     line ("NO", "entry probes", "no DWARF and no .symtab");
-  line (b.has_dwarf && new_dw ? "ok" : "NO", "RET probes", b.has_dwarf
+  line (dwarf && new_dw ? "ok" : "NO", "RET probes", dwarf
         ? (new_dw ? "statement probes at every RET (stap -g)"
            : "need libdw 0.191+") : "need DWARF");
-  line (b.has_dwarf && new_dw ? "ok" : "NO", "arguments, results",
-        b.has_dwarf ? (new_dw ? "from DWARF types and Go's ABI; floats "
-                       "are not readable by scripts" : "need libdw 0.191+")
+  line (dwarf && new_dw ? "ok" : "NO", "arguments, results",
+        dwarf ? (new_dw ? "from DWARF types and Go's ABI; floats "
+                 "are not readable by scripts" : "need libdw 0.191+")
         : "need DWARF types");
-  bool frames = b.has_dwarf;
+  bool frames = dwarf;
   if (!frames)
     line ("NO", "backtraces", "no .debug_frame (-w drops it)");
   else if (dwarf_version >= 5 && have_stap && sM == 5 && sm <= 1)

@@ -136,11 +136,21 @@ print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
   out_json_string (f, b->build_id);
   fprintf (f, ", \"text_start\": \"%#" PRIx64 "\", \"pie\": %s, "
            "\"cgo\": %s, \"external_link\": %s, \"has_symtab\": %s, "
-           "\"has_dwarf\": %s, \"dwarf_version\": %d,\n  \"functions\": [",
+           "\"has_dwarf\": %s, \"dwarf_version\": %d",
            b->text_start, b->pie ? "true" : "false", b->cgo ? "true" : "false",
            b->external_link ? "true" : "false",
-           b->has_symtab ? "true" : "false", b->has_dwarf ? "true" : "false",
+           b->has_symtab ? "true" : "false",
+           gobin_has_debuginfo (b) ? "true" : "false",
            gobin_dwarf_version (b));
+  const char *debug_file;
+  enum go_dwarf_source source = gobin_dwarf_source (b, &debug_file);
+  fprintf (f, ", \"dwarf_source\": \"%s\", \"debug_file\": ",
+           gobin_dwarf_source_name (source));
+  if (debug_file != NULL)
+    out_json_string (f, debug_file);
+  else
+    fputs ("null", f);
+  fputs (",\n  \"functions\": [", f);
   for (size_t i = 0; i < n; i++)
     {
       const struct go_func *fn = sel[i];

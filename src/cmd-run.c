@@ -46,7 +46,7 @@ usage (void)
          "-e 'SCRIPT' [ARG...]\n"
          "Run SystemTap on a Go program with gostap's tapsets.\n\n"
          "  -t BINARY   the Go binary to probe (else the program of -c, or\n"
-         "              /proc/PID/exe of -x)\n"
+         "              file of -x's process, checked against /proc/PID/exe)\n"
          "  -c CMD, -x PID, and every other option before SCRIPT are stap's\n"
          "              and passed on; -v also prints the stap command\n"
          "  --help      this text\n\n"
@@ -78,37 +78,6 @@ takes_arg (const char *opt)
   return opt[1] != '\0' && opt[2] == '\0' && strchr (stap_arg_opts, opt[1]);
 }
 
-/* The program of -c: the first word, looked up in PATH like a shell.  */
-static char *
-command_program (const char *cmd)
-{
-  size_t n = strcspn (cmd, " \t");
-  char *word = strndup (cmd + strspn (cmd, " \t"), n);
-  if (word == NULL)
-    return NULL;
-  word[strcspn (word, " \t")] = '\0';
-  if (strchr (word, '/') != NULL)
-    return word;
-  const char *path = getenv ("PATH");
-  char *dirs = strdup (path ? path : "/usr/bin:/bin");
-  char *found = NULL, *save = NULL;
-  for (char *d = strtok_r (dirs, ":", &save); d && !found;
-       d = strtok_r (NULL, ":", &save))
-    {
-      char *cand;
-      if (asprintf (&cand, "%s/%s", *d ? d : ".", word) < 0)
-        break;
-      if (access (cand, X_OK) == 0)
-        found = cand;
-      else
-        free (cand);
-    }
-  free (dirs);
-  if (found == NULL)
-    error (0, 0, "%s: command not found in PATH", word);
-  free (word);
-  return found;
-}
 
 /* Component-wise glob match of a probe point against an alias.  */
 static bool
@@ -314,6 +283,20 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
   h = fnv1a (h, b->abspath, strlen (b->abspath) + 1);
   h = fnv1a (h, &st.st_size, sizeof st.st_size);
   h = fnv1a (h, &st.st_mtim, sizeof st.st_mtim);
+  if (!b->has_dwarf)
+    {
+      /* What is generated for a binary without DWARF of its own depends
+         on the separate debug file found for it (read-debuginfo.c).  */
+      const char *debug_file;
+      enum go_dwarf_source source = gobin_dwarf_source (b, &debug_file);
+      h = fnv1a (h, &source, sizeof source);
+      if (debug_file != NULL && stat (debug_file, &st) == 0)
+        {
+          h = fnv1a (h, debug_file, strlen (debug_file) + 1);
+          h = fnv1a (h, &st.st_size, sizeof st.st_size);
+          h = fnv1a (h, &st.st_mtim, sizeof st.st_mtim);
+        }
+    }
   uint64_t binkey = h;
   for (size_t i = 0; i < s->npatterns; i++)
     h = fnv1a (h, s->patterns[i], strlen (s->patterns[i]) + 1);
@@ -375,7 +358,7 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
       *status = EXIT_BADINPUT;
       goto out;
     }
-  if ((any_ret || s->runtime_returns) && !b->has_dwarf)
+  if ((any_ret || s->runtime_returns) && !gobin_has_debuginfo (b))
     {
       /* gen writes no return alias without DWARF (write-funcs.c): say
          so here rather than let stap fail on a missing alias.  */
@@ -528,9 +511,9 @@ cmd_run (int argc, char **argv)
   if (target != NULL)
     program = strdup (target);
   else if (cmd != NULL)
-    program = command_program (cmd);
-  else if (asprintf (&program, "/proc/%s/exe", pid) < 0)
-    program = NULL;
+    program = run_command_program (cmd);
+  else
+    program = run_pid_program (pid);
   if (program == NULL)
     goto out;
   if (run_read_script (&s, script, inline_script) != 0)
@@ -551,7 +534,7 @@ cmd_run (int argc, char **argv)
   bool runs = pass == NULL || atoi (pass) >= 5;
   const char *nopf = getenv ("GOSTAP_NO_PREFLIGHT");
   if ((nopf == NULL || strcmp (nopf, "1") != 0)
-      && run_preflight (b.has_dwarf, runs) != 0)
+      && run_preflight (gobin_has_debuginfo (&b), runs) != 0)
     {
       ret = EXIT_ERROR;
       goto out;

@@ -1,11 +1,15 @@
 /* gobin: the Go binary reader shared by every gostap subcommand.
 
+   gobin.c opens a binary, runs the readers in their order and closes it;
+   each reader owns the state it allocates and frees it in its *_fini.
    Where each fact about a Go binary is read:
      read-elf.c        ELF headers, segments, sections, .symtab, build id
      read-buildinfo.c  Go version and build settings (.go.buildinfo)
      read-pclntab.c    function table, names, file and line, pcsp (.gopclntab)
-     read-code.c       RET sites, tail exits, body after the stack check
      read-abi.c        ABIInternal or ABI0 for each function
+     read-code.c       RET sites, tail exits, body after the stack check
+     read-debuginfo.c  where the DWARF comes from (the binary, a separate
+                       debug file, debuginfod), opened on first use
 
    Every read from the file goes through gobin_at() or gobin_vaddr(), which
    check bounds, so a malformed binary gives an error, never a crash.  */
@@ -99,8 +103,10 @@ struct go_bin
   enum go_arch arch;
   unsigned ptrsize;
   bool pie;                     /* ET_DYN */
-  bool has_symtab;
-  bool has_dwarf;               /* .debug_info or .zdebug_info present */
+  bool has_symtab;              /* the binary's own .symtab */
+  bool has_dwarf;               /* .debug_info or .zdebug_info in the binary
+                                   itself; gobin_has_debuginfo () also
+                                   looks for a separate debug file */
   bool has_section_headers;
   bool cgo;
   bool external_link;
@@ -112,6 +118,8 @@ struct go_bin
   int go_minor;                 /* 22 for go1.22.1; 0 when unknown */
   bool buildinfo_cgo;           /* CGO_ENABLED=1 in build settings */
   char build_id[256];           /* Go build id, or hex GNU build id */
+  const uint8_t *gnu_build_id;  /* the GNU build id's bytes, or NULL */
+  size_t gnu_build_id_len;
 
   /* pclntab */
   const uint8_t *pcln;          /* start of the pclntab in the image */
@@ -140,38 +148,71 @@ struct go_bin
 
   void *disasm;                 /* read-code.c's decoder state */
 
-  /* libdw's view of the DWARF, opened on first use by gobin_dwarf():
-     dwarf_begin_elf inflates every compressed .debug_* section, work that
-     listing a stripped binary or a gostap run cache hit never needs.  Set
-     only by gobin_dwarf (through a const pointer: a cache, not a fact the
-     reader reports) and released by gobin_close.  */
-  Dwarf *dwarf;
-  bool dwarf_tried;
-  Elf *dwarf_elf;               /* what dwarf reads, when not elf itself */
-  void *dwarf_image;            /* dwarf_elf's bytes */
+  /* read-debuginfo.c's state: where the DWARF comes from, opened on
+     first use (dwarf_begin_elf inflates every compressed .debug_* section
+     and a separate debug file may have to be looked up or downloaded,
+     work that listing a binary or a gostap run cache hit never needs).
+     Allocated by gobin_open; the lazy lookup fills what it points to.  */
+  struct go_debuginfo *debuginfo;
 };
 
-/* read-elf.c */
+/* gobin.c: open the file and run every reader (0, or an exit status
+   after a one-line message); close frees what each reader holds.  */
 int gobin_open (struct go_bin *b, const char *path);
 void gobin_close (struct go_bin *b);
+
+/* read-elf.c */
+int gobin_elf_open (struct go_bin *b, const char *path);
+void gobin_elf_fini (struct go_bin *b);
 const uint8_t *gobin_at (const struct go_bin *b, uint64_t off, uint64_t len);
 const uint8_t *gobin_vaddr (const struct go_bin *b, uint64_t vaddr,
                             uint64_t len, size_t *avail);
-bool gobin_vaddr_to_off (const struct go_bin *b, uint64_t vaddr,
-                         uint64_t *off);
-bool gobin_off_to_vaddr (const struct go_bin *b, uint64_t off,
-                         uint64_t *vaddr);
 Elf_Scn *gobin_section (const struct go_bin *b, const char *name,
                         GElf_Shdr *shdr);
+/* NAME in the binary's own .symtab (what the readers of gobin_open use).  */
+bool gobin_own_symbol (const struct go_bin *b, const char *name,
+                       uint64_t *value, uint64_t *size);
+uint64_t gobin_read_uint (const struct go_bin *b, const uint8_t *p,
+                          unsigned size);
+/* The function symbols of ELF's .symtab, sorted by address (malloc'd; 0,
+   or -1 with a message naming PATH).  */
+int elf_function_symbols (Elf *elf, const char *path, struct go_sym **syms,
+                          size_t *nsyms);
+/* NAME in ELF's .symtab, linearly (for a handful of names).  */
+bool elf_symbol (Elf *elf, const char *name, uint64_t *value,
+                 uint64_t *size);
+/* The first function symbol at ADDR in SYMS, or NULL.  */
+const char *symbols_at (const struct go_sym *syms, size_t n, uint64_t addr);
+
+/* read-debuginfo.c: the DWARF and symbols of the binary, from the binary
+   itself or else from a separate debug file found the way SystemTap finds
+   it (build id, .gnu_debuglink, debuginfod).  */
+enum go_dwarf_source
+{
+  GO_DWARF_NONE,
+  GO_DWARF_BINARY,              /* the binary's own sections */
+  GO_DWARF_BUILD_ID,            /* DIR/.build-id/xx/yyyy.debug */
+  GO_DWARF_DEBUGLINK,           /* .gnu_debuglink, or NAME.debug */
+  GO_DWARF_DEBUGINFOD,          /* downloaded, or libdebuginfod's cache */
+};
+int gobin_debuginfo_init (struct go_bin *b);
+void gobin_debuginfo_fini (struct go_bin *b);
+/* The DWARF, looked up and opened once, or NULL (none found, or libdw
+   refused it: said in one line on stderr, once).  */
+Dwarf *gobin_dwarf (const struct go_bin *b);
+bool gobin_has_debuginfo (const struct go_bin *b);
+/* Where gobin_dwarf's DWARF came from, and the debug file (NULL for the
+   binary itself).  */
+enum go_dwarf_source gobin_dwarf_source (const struct go_bin *b,
+                                         const char **path);
+const char *gobin_dwarf_source_name (enum go_dwarf_source s);
+/* The version of the first DWARF unit, 0 without DWARF.  */
+int gobin_dwarf_version (const struct go_bin *b);
+/* Function symbols: the binary's .symtab, else the debug file's.  */
 bool gobin_symbol (const struct go_bin *b, const char *name,
                    uint64_t *value, uint64_t *size);
 const char *gobin_symbol_at (const struct go_bin *b, uint64_t addr);
-/* The binary's DWARF, opened once, or NULL (none, or libdw refused it).  */
-Dwarf *gobin_dwarf (const struct go_bin *b);
-/* The version of the first DWARF unit, 0 without DWARF.  */
-int gobin_dwarf_version (const struct go_bin *b);
-uint64_t gobin_read_uint (const struct go_bin *b, const uint8_t *p,
-                          unsigned size);
+bool gobin_has_symbols (const struct go_bin *b);
 
 /* read-buildinfo.c */
 int gobin_read_buildinfo (struct go_bin *b);
@@ -179,6 +220,17 @@ int go_version_minor (const char *version);
 
 /* read-pclntab.c */
 int gobin_read_pclntab (struct go_bin *b);
+void gobin_pclntab_fini (struct go_bin *b);
+/* The first function of each name, one name after the other (IT zeroed
+   to start), or NULL at the end: with gobin_next_named, every function
+   grouped by name.  */
+struct go_name_iter
+{
+  size_t bucket;
+  uint32_t link;
+};
+const struct go_func *gobin_next_name (const struct go_bin *b,
+                                       struct go_name_iter *it);
 const struct go_func *gobin_func_at (const struct go_bin *b, uint64_t pc);
 /* The function named NAME with the lowest entry, or NULL; then the next
    one of the same name, in address order.  */
@@ -201,7 +253,7 @@ int gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
                         void (*fn) (uint64_t pc, int32_t value, void *arg),
                         void *arg);
 
-/* read-code.c */
+/* read-code.c: gobin_code_fini also frees what gobin_analyze found.  */
 int gobin_code_init (struct go_bin *b);
 void gobin_code_fini (struct go_bin *b);
 int gobin_analyze (struct go_bin *b, struct go_func *f);

@@ -92,14 +92,16 @@ gobin_classify_abi (struct go_bin *b)
     return;
 
   /* Each name once, through the name index (read-pclntab.c), with its
-     functions in address order.  */
-  for (size_t k = 0; k < b->name_nbuckets; k++)
-    for (uint32_t h = b->name_buckets[k]; h != 0; h = b->name_chain[h - 1])
+     functions in address order.  The index gives const functions; this
+     reader sets fields of B's own array.  */
+  struct go_name_iter it = { 0, 0 };
+  for (const struct go_func *cx; (cx = gobin_next_name (b, &it)) != NULL;)
       {
-        struct go_func *x = &b->funcs[h - 1];
-        struct go_func *y = (struct go_func *) gobin_next_named (b, x);
-        if (y == NULL)
+        struct go_func *x = &b->funcs[cx - b->funcs];
+        const struct go_func *cy = gobin_next_named (b, x);
+        if (cy == NULL)
           continue;             /* a name of its own */
+        struct go_func *y = &b->funcs[cy - b->funcs];
         if (gobin_next_named (b, y) == NULL && strchr (x->name, '[') == NULL)
           {
             /* Two functions of one name: a function and its ABI wrapper.
@@ -120,9 +122,9 @@ gobin_classify_abi (struct go_bin *b)
         /* Functions that are not wrappers and share a name are told apart
            by dup_index, in address order.  */
         unsigned d = 0;
-        for (struct go_func *f = x; f != NULL;
-             f = (struct go_func *) gobin_next_named (b, f))
+        for (const struct go_func *f = x; f != NULL;
+             f = gobin_next_named (b, f))
           if (!f->wrapper)
-            f->dup_index = d++;
+            b->funcs[f - b->funcs].dup_index = d++;
       }
 }

@@ -213,6 +213,13 @@ gobin_code_init (struct go_bin *b)
 void
 gobin_code_fini (struct go_bin *b)
 {
+  for (size_t i = 0; b->funcs != NULL && i < b->nfuncs; i++)
+    {
+      addr_list_free (&b->funcs[i].code.rets);
+      addr_list_free (&b->funcs[i].code.tails);
+      addr_list_free (&b->funcs[i].code.indirect);
+      addr_list_free (&b->funcs[i].code.undecoded);
+    }
   struct disasm *d = b->disasm;
   if (d == NULL)
     return;

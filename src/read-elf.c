@@ -1,5 +1,7 @@
-/* read-elf.c: open a Go binary, check what kind of ELF file it is, and give
-   bounds-checked access to its bytes by file offset and by virtual address.  */
+/* read-elf.c: the ELF primitives every reader uses: open the file, check
+   what kind of ELF file it is, give bounds-checked access to its bytes by
+   file offset and by virtual address, find sections, symbols, the build
+   id.  The order in which the readers run is gobin.c's.  */
 
 #include "config.h"
 
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 
 #include "gobin.h"
 
@@ -33,36 +36,6 @@ gobin_read_uint (const struct go_bin *b, const uint8_t *p, unsigned size)
   for (unsigned i = 0; i < size; i++)
     v |= (uint64_t) p[i] << (8 * i);
   return v;
-}
-
-bool
-gobin_vaddr_to_off (const struct go_bin *b, uint64_t vaddr, uint64_t *off)
-{
-  for (size_t i = 0; i < b->nsegs; i++)
-    {
-      const struct go_seg *s = &b->segs[i];
-      if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz)
-        {
-          *off = s->offset + (vaddr - s->vaddr);
-          return true;
-        }
-    }
-  return false;
-}
-
-bool
-gobin_off_to_vaddr (const struct go_bin *b, uint64_t off, uint64_t *vaddr)
-{
-  for (size_t i = 0; i < b->nsegs; i++)
-    {
-      const struct go_seg *s = &b->segs[i];
-      if (off >= s->offset && off - s->offset < s->filesz)
-        {
-          *vaddr = s->vaddr + (off - s->offset);
-          return true;
-        }
-    }
-  return false;
 }
 
 /* The bytes at VADDR, if LEN of them are in the file within one segment.
@@ -111,15 +84,11 @@ gobin_section (const struct go_bin *b, const char *name, GElf_Shdr *shdr)
   return NULL;
 }
 
-/* Look NAME up in .symtab (linear: used for a handful of names).  */
 bool
-gobin_symbol (const struct go_bin *b, const char *name, uint64_t *value,
-              uint64_t *size)
+elf_symbol (Elf *elf, const char *name, uint64_t *value, uint64_t *size)
 {
-  if (!b->has_symtab)
-    return false;
   Elf_Scn *scn = NULL;
-  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
+  while ((scn = elf_nextscn (elf, scn)) != NULL)
     {
       GElf_Shdr mem;
       GElf_Shdr *sh = gelf_getshdr (scn, &mem);
@@ -134,7 +103,7 @@ gobin_symbol (const struct go_bin *b, const char *name, uint64_t *value,
           GElf_Sym sym;
           if (gelf_getsym (data, (int) i, &sym) == NULL)
             break;
-          const char *s = elf_strptr (b->elf, sh->sh_link, sym.st_name);
+          const char *s = elf_strptr (elf, sh->sh_link, sym.st_name);
           if (s != NULL && strcmp (s, name) == 0)
             {
               *value = sym.st_value;
@@ -147,6 +116,13 @@ gobin_symbol (const struct go_bin *b, const char *name, uint64_t *value,
   return false;
 }
 
+bool
+gobin_own_symbol (const struct go_bin *b, const char *name, uint64_t *value,
+                  uint64_t *size)
+{
+  return b->has_symtab && elf_symbol (b->elf, name, value, size);
+}
+
 static int
 compare_sym (const void *a, const void *b)
 {
@@ -154,13 +130,14 @@ compare_sym (const void *a, const void *b)
   return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Index the function symbols of .symtab by address.  */
-static int
-read_symbols (struct go_bin *b)
+int
+elf_function_symbols (Elf *elf, const char *path, struct go_sym **syms,
+                      size_t *nsyms)
 {
   Elf_Scn *scn = NULL;
-  size_t cap = 0;
-  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
+  size_t cap = 0, n = 0;
+  struct go_sym *v = NULL;
+  while ((scn = elf_nextscn (elf, scn)) != NULL)
     {
       GElf_Shdr mem;
       GElf_Shdr *sh = gelf_getshdr (scn, &mem);
@@ -169,50 +146,52 @@ read_symbols (struct go_bin *b)
       Elf_Data *data = elf_getdata (scn, NULL);
       if (data == NULL)
         continue;
-      size_t n = data->d_size / sh->sh_entsize;
-      for (size_t i = 0; i < n; i++)
+      size_t count = data->d_size / sh->sh_entsize;
+      for (size_t i = 0; i < count; i++)
         {
           GElf_Sym sym;
           if (gelf_getsym (data, (int) i, &sym) == NULL)
             break;
           if (GELF_ST_TYPE (sym.st_info) != STT_FUNC)
             continue;
-          const char *name = elf_strptr (b->elf, sh->sh_link, sym.st_name);
+          const char *name = elf_strptr (elf, sh->sh_link, sym.st_name);
           if (name == NULL)
             continue;
-          if (b->nsyms == cap)
+          if (n == cap)
             {
               cap = cap ? 2 * cap : 1024;
-              struct go_sym *nv = reallocarray (b->syms, cap, sizeof *nv);
+              struct go_sym *nv = reallocarray (v, cap, sizeof *nv);
               if (nv == NULL)
                 {
-                  error (0, errno, "reallocarray");
-                  return EXIT_ERROR;
+                  error (0, errno, "%s: reallocarray", path);
+                  free (v);
+                  return -1;
                 }
-              b->syms = nv;
+              v = nv;
             }
-          b->syms[b->nsyms++] = (struct go_sym) { sym.st_value, name };
+          v[n++] = (struct go_sym) { sym.st_value, name };
         }
     }
-  if (b->nsyms > 0)
-    qsort (b->syms, b->nsyms, sizeof *b->syms, compare_sym);
-  return EXIT_OK;
+  if (n > 0)
+    qsort (v, n, sizeof *v, compare_sym);
+  *syms = v;
+  *nsyms = n;
+  return 0;
 }
 
-/* The first function symbol at ADDR, or NULL.  */
 const char *
-gobin_symbol_at (const struct go_bin *b, uint64_t addr)
+symbols_at (const struct go_sym *syms, size_t n, uint64_t addr)
 {
-  size_t lo = 0, hi = b->nsyms;
+  size_t lo = 0, hi = n;
   while (lo < hi)
     {
       size_t mid = lo + (hi - lo) / 2;
-      if (b->syms[mid].addr < addr)
+      if (syms[mid].addr < addr)
         lo = mid + 1;
       else
         hi = mid;
     }
-  return lo < b->nsyms && b->syms[lo].addr == addr ? b->syms[lo].name : NULL;
+  return lo < n && syms[lo].addr == addr ? syms[lo].name : NULL;
 }
 
 static int
@@ -281,6 +260,7 @@ read_build_id (struct go_bin *b)
 {
   size_t phnum;
   char gnu[sizeof b->build_id] = "";
+  bool go = false;
   if (elf_getphdrnum (b->elf, &phnum) != 0)
     return;
   for (size_t i = 0; i < phnum; i++)
@@ -308,7 +288,7 @@ read_build_id (struct go_bin *b)
             {
               memcpy (b->build_id, p + desc, descsz);
               b->build_id[descsz] = '\0';
-              return;
+              go = true;
             }
           if (namesz == 4 && memcmp (p + name, "GNU", 4) == 0
               && type == NT_GNU_BUILD_ID && descsz * 2 < sizeof gnu)
@@ -317,7 +297,20 @@ read_build_id (struct go_bin *b)
           pos = next;
         }
     }
-  memcpy (b->build_id, gnu, sizeof gnu);
+  /* The GNU build id as libdwfl reads it (notes of sections or of
+     segments: Go's linker puts its GNU note outside PT_NOTE), for the
+     lookup of a separate debug file.  */
+  const void *id;
+  ssize_t n = dwelf_elf_gnu_build_id (b->elf, &id);
+  if (n > 0 && (size_t) n * 2 < sizeof gnu)
+    {
+      b->gnu_build_id = id;
+      b->gnu_build_id_len = (size_t) n;
+      for (ssize_t k = 0; k < n; k++)
+        snprintf (gnu + 2 * k, 3, "%02x", ((const uint8_t *) id)[k]);
+    }
+  if (!go)
+    memcpy (b->build_id, gnu, sizeof gnu);
 }
 
 /* DWARF presence: the section, not yet its contents (gobin_dwarf).  */
@@ -329,154 +322,10 @@ read_dwarf_facts (struct go_bin *b)
     || gobin_section (b, ".zdebug_info", &sh) != NULL;
 }
 
-/* DWARF sections gostap has no use for: location lists (argument
-   locations come from types and Go's ABI) and call-frame information.  In
-   a Go binary they are over half of the DWARF, and libdw 0.188 inflates
-   every compressed section it is given when it opens them.  */
-static bool
-dwarf_section_unused (const char *name)
-{
-  static const char *const unused[] = { "loc", "loclists", "frame" };
-  const char *base = strncmp (name, ".debug_", 7) == 0 ? name + 7
-    : strncmp (name, ".zdebug_", 8) == 0 ? name + 8 : NULL;
-  if (base == NULL)
-    return true;                /* not DWARF at all */
-  for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++)
-    if (strcmp (base, unused[i]) == 0)
-      return true;
-  return false;
-}
-
-/* The name of SCN when it is a DWARF section with contents that gostap
-   reads, else NULL; its header in *SH.  */
-static const char *
-kept_section (const struct go_bin *b, Elf_Scn *scn, size_t shstrndx,
-              GElf_Shdr *sh)
-{
-  const char *name;
-  if (gelf_getshdr (scn, sh) == NULL || sh->sh_type == SHT_NOBITS
-      || (name = elf_strptr (b->elf, shstrndx, sh->sh_name)) == NULL
-      || dwarf_section_unused (name))
-    return NULL;
-  return name;
-}
-
-/* An ELF image in memory with only the DWARF sections gostap reads,
-   copied as they are (compressed or not), for dwarf_begin_elf: NULL when
-   it cannot be made (the caller then gives libdw the whole file).  */
-static Elf *
-dwarf_subset (const struct go_bin *b, void **imagep)
-{
-  size_t shstrndx, nkeep = 0, datasize = 0, namesize = 1;
-  Elf_Scn *scn = NULL;
-  GElf_Shdr sh;
-  if (elf_getshdrstrndx (b->elf, &shstrndx) != 0)
-    return NULL;
-  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
-    {
-      const char *name = kept_section (b, scn, shstrndx, &sh);
-      if (name == NULL)
-        continue;
-      if (gobin_at (b, sh.sh_offset, sh.sh_size) == NULL)
-        return NULL;            /* libdw will say what is wrong */
-      nkeep++;
-      datasize += (sh.sh_size + 7) / 8 * 8;
-      namesize += strlen (name) + 1;
-    }
-  if (nkeep == 0)
-    return NULL;
-  /* ELF header, section contents, section names, section headers.  */
-  size_t names_at = sizeof (GElf_Ehdr) + datasize;
-  size_t shdrs_at = (names_at + namesize + 7) / 8 * 8;
-  size_t nsh = nkeep + 2;       /* with the null section and the names */
-  size_t size = shdrs_at + nsh * sizeof (Elf64_Shdr);
-  unsigned char *img = calloc (1, size);
-  if (img == NULL)
-    return NULL;
-  Elf64_Ehdr *eh = (Elf64_Ehdr *) img;
-  Elf64_Shdr *out = (Elf64_Shdr *) (img + shdrs_at);
-  GElf_Ehdr orig;
-  if (gelf_getehdr (b->elf, &orig) == NULL)
-    {
-      free (img);
-      return NULL;
-    }
-  memcpy (eh->e_ident, orig.e_ident, EI_NIDENT);
-  eh->e_type = ET_EXEC;
-  eh->e_machine = orig.e_machine;
-  eh->e_version = EV_CURRENT;
-  eh->e_ehsize = sizeof *eh;
-  eh->e_shentsize = sizeof *out;
-  eh->e_shoff = shdrs_at;
-  eh->e_shnum = (Elf64_Half) nsh;
-  eh->e_shstrndx = (Elf64_Half) (nsh - 1);
-  size_t data = sizeof *eh, name = 1, k = 1;
-  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
-    {
-      const char *n = kept_section (b, scn, shstrndx, &sh);
-      if (n == NULL)
-        continue;
-      memcpy (img + data, gobin_at (b, sh.sh_offset, sh.sh_size), sh.sh_size);
-      memcpy (img + names_at + name, n, strlen (n) + 1);
-      out[k++] = (Elf64_Shdr) {
-        .sh_name = (Elf64_Word) name, .sh_type = sh.sh_type,
-        .sh_flags = sh.sh_flags, .sh_offset = data, .sh_size = sh.sh_size,
-        .sh_addralign = sh.sh_addralign };
-      data += (sh.sh_size + 7) / 8 * 8;
-      name += strlen (n) + 1;
-    }
-  out[k] = (Elf64_Shdr) {         /* the names, themselves unnamed */
-    .sh_name = 0, .sh_type = SHT_STRTAB, .sh_offset = names_at,
-    .sh_size = namesize, .sh_addralign = 1 };
-  Elf *e = elf_memory ((char *) img, size);
-  if (e == NULL)
-    {
-      free (img);
-      return NULL;
-    }
-  *imagep = img;
-  return e;
-}
-
-Dwarf *
-gobin_dwarf (const struct go_bin *b)
-{
-  /* The one place that writes the cache fields (see gobin.h).  */
-  struct go_bin *m = (struct go_bin *) b;
-  if (m->dwarf_tried || !m->has_dwarf)
-    {
-      m->dwarf_tried = true;
-      return m->dwarf;
-    }
-  m->dwarf_tried = true;
-  m->dwarf_elf = dwarf_subset (m, &m->dwarf_image);
-  if (m->dwarf_elf != NULL)
-    m->dwarf = dwarf_begin_elf (m->dwarf_elf, DWARF_C_READ, NULL);
-  if (m->dwarf == NULL)
-    m->dwarf = dwarf_begin_elf (m->elf, DWARF_C_READ, NULL);
-  return m->dwarf;
-}
-
 int
-gobin_dwarf_version (const struct go_bin *b)
-{
-  Dwarf *dw = gobin_dwarf (b);
-  Dwarf_Off next;
-  size_t hsize;
-  Dwarf_Half version;
-  if (dw == NULL || dwarf_next_unit (dw, 0, &next, &hsize, &version, NULL,
-                                     NULL, NULL, NULL, NULL) != 0)
-    return 0;
-  return version;
-}
-
-int
-gobin_open (struct go_bin *b, const char *path)
+gobin_elf_open (struct go_bin *b, const char *path)
 {
   int ret;
-  memset (b, 0, sizeof *b);
-  b->fd = -1;
-  b->path = path;
 
   elf_version (EV_CURRENT);
   b->fd = open (path, O_RDONLY | O_CLOEXEC);
@@ -501,6 +350,28 @@ gobin_open (struct go_bin *b, const char *path)
     {
       error (0, errno, "%s: realpath", path);
       return EXIT_ERROR;
+    }
+  /* The canonical name must be the file opened: under /proc/PID/root/
+     a link may name a file of another mount namespace, which the same
+     path names differently here (a container's binary).  Then keep the
+     path as given, made absolute.  */
+  struct stat canon;
+  if (stat (b->abspath, &canon) != 0 || canon.st_dev != st.st_dev
+      || canon.st_ino != st.st_ino)
+    {
+      char *cwd = path[0] == '/' ? NULL : getcwd (NULL, 0);
+      free (b->abspath);
+      b->abspath = NULL;
+      if (path[0] == '/')
+        b->abspath = strdup (path);
+      else if (cwd != NULL && asprintf (&b->abspath, "%s/%s", cwd, path) < 0)
+        b->abspath = NULL;
+      free (cwd);
+      if (b->abspath == NULL)
+        {
+          error (0, errno, "%s: cannot name it", path);
+          return EXIT_ERROR;
+        }
     }
   b->elf = elf_begin (b->fd, ELF_C_READ_MMAP, NULL);
   if (b->elf == NULL)
@@ -576,43 +447,20 @@ gobin_open (struct go_bin *b, const char *path)
           if (s != NULL && s->sh_type == SHT_SYMTAB && s->sh_size > 0)
             b->has_symtab = true;
         }
-      if (b->has_symtab && (ret = read_symbols (b)) != EXIT_OK)
-        return ret;
+      if (b->has_symtab
+          && elf_function_symbols (b->elf, path, &b->syms, &b->nsyms) != 0)
+        return EXIT_ERROR;
       /* Go's own linker writes no .comment; gcc and clang do.  */
       b->external_link = gobin_section (b, ".comment", &sh) != NULL;
       read_dwarf_facts (b);
     }
   read_build_id (b);
-
-  if ((ret = gobin_read_buildinfo (b)) != EXIT_OK)
-    return ret;
-  if ((ret = gobin_read_pclntab (b)) != EXIT_OK)
-    return ret;
-  gobin_classify_abi (b);
-  return gobin_code_init (b);
+  return EXIT_OK;
 }
 
 void
-gobin_close (struct go_bin *b)
+gobin_elf_fini (struct go_bin *b)
 {
-  gobin_code_fini (b);
-  if (b->funcs != NULL)
-    for (size_t i = 0; i < b->nfuncs; i++)
-      {
-        addr_list_free (&b->funcs[i].code.rets);
-        addr_list_free (&b->funcs[i].code.tails);
-        addr_list_free (&b->funcs[i].code.indirect);
-        addr_list_free (&b->funcs[i].code.undecoded);
-      }
-  if (b->dwarf != NULL)
-    dwarf_end (b->dwarf);
-  if (b->dwarf_elf != NULL)
-    elf_end (b->dwarf_elf);
-  free (b->dwarf_image);
-  free (b->funcs);
-  free (b->name_buckets);
-  free (b->name_chain);
-  free (b->name_next);
   free (b->syms);
   free (b->segs);
   free (b->abspath);
@@ -620,6 +468,9 @@ gobin_close (struct go_bin *b)
     elf_end (b->elf);
   if (b->fd >= 0)
     close (b->fd);
-  memset (b, 0, sizeof *b);
+  b->syms = NULL;
+  b->segs = NULL;
+  b->abspath = NULL;
+  b->elf = NULL;
   b->fd = -1;
 }

@@ -150,7 +150,7 @@ layout_from_dwarf (const struct go_bin *b, struct go_layout *l)
 int
 gobin_runtime_layout (const struct go_bin *b, struct go_layout *l)
 {
-  if (b->has_dwarf && layout_from_dwarf (b, l))
+  if (layout_from_dwarf (b, l))
     {
       l->from_dwarf = true;
       return 0;

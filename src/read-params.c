@@ -644,7 +644,7 @@ go_params_begin (const struct go_bin *b)
   struct sub_index *ix = calloc (1, sizeof *ix);
   if (ix == NULL)
     return NULL;
-  if (!b->has_dwarf || build_index (b, ix) != 0)
+  if (build_index (b, ix) != 0)
     free_index (ix);
   return (struct go_params_ctx *) ix;
 }

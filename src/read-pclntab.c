@@ -355,7 +355,7 @@ static bool
 find_text_start (struct go_bin *b)
 {
   uint64_t v;
-  if (gobin_symbol (b, "runtime.text", &v, NULL))
+  if (gobin_own_symbol (b, "runtime.text", &v, NULL))
     {
       b->text_start = v;
       return true;
@@ -537,13 +537,41 @@ gobin_next_named (const struct go_bin *b, const struct go_func *f)
   return k != 0 ? &b->funcs[k - 1] : NULL;
 }
 
+const struct go_func *
+gobin_next_name (const struct go_bin *b, struct go_name_iter *it)
+{
+  for (; it->bucket < b->name_nbuckets; it->bucket++, it->link = 0)
+    {
+      uint32_t h = it->link == 0 ? b->name_buckets[it->bucket]
+        : b->name_chain[it->link - 1];
+      if (h != 0)
+        {
+          it->link = h;
+          return &b->funcs[h - 1];
+        }
+    }
+  return NULL;
+}
+
+void
+gobin_pclntab_fini (struct go_bin *b)
+{
+  free (b->funcs);
+  free (b->name_buckets);
+  free (b->name_chain);
+  free (b->name_next);
+  b->funcs = NULL;
+  b->name_buckets = b->name_chain = b->name_next = NULL;
+  b->nfuncs = b->name_nbuckets = 0;
+}
+
 int
 gobin_read_pclntab (struct go_bin *b)
 {
   uint64_t v;
   bool found = try_section (b, ".gopclntab")
     || try_section (b, ".data.rel.ro.gopclntab")
-    || (gobin_symbol (b, "runtime.pclntab", &v, NULL) && try_vaddr (b, v));
+    || (gobin_own_symbol (b, "runtime.pclntab", &v, NULL) && try_vaddr (b, v));
   if (!found)
     {
       /* A section named like it that does not parse is corruption, not
@@ -569,7 +597,6 @@ gobin_read_pclntab (struct go_bin *b)
              "(no runtime.text symbol and no moduledata)", b->path);
       return EXIT_BADINPUT;
     }
-  b->cgo = b->buildinfo_cgo;
   int ret = read_functions (b);
   return ret != EXIT_OK ? ret : index_names (b);
 }

@@ -1,6 +1,6 @@
 /* run.h: the parts of `gostap run` that are not the command line:
-   reading the script (run-script.c) and the preflight checks
-   (run-preflight.c).  */
+   which file to probe (run-target.c), reading the script (run-script.c)
+   and the preflight checks (run-preflight.c).  */
 
 #ifndef GOSTAP_RUN_H
 #define GOSTAP_RUN_H
@@ -18,6 +18,14 @@ struct run_script
   size_t npatterns;
   bool runtime_returns;   /* uses a static alias built on a return alias */
 };
+
+/* The program of -c CMD: its first word, looked up in PATH (malloc'd), or
+   NULL after one line.  */
+char *run_command_program (const char *cmd);
+/* The file process PID runs, by a path that names it here (malloc'd), or
+   NULL after one line (a process of another mount namespace, whose path
+   names another file here: see run-target.c).  */
+char *run_pid_program (const char *pid);
 
 /* Read PATH (or take INLINE) and collect the go.func probe points it
    names.  0, or -1 with a message.  */

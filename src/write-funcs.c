@@ -83,10 +83,11 @@ write_check_probeable (const struct go_bin *b)
              "process(\"...\") would expand", b->abspath);
       return EXIT_BADINPUT;
     }
-  if (!b->has_dwarf && !b->has_symtab)
+  if (!gobin_has_debuginfo (b) && !gobin_has_symbols (b))
     {
-      error (0, 0, "%s: no DWARF and no .symtab (built with -ldflags='-s "
-             "-w'?): SystemTap can place no probe in it", b->path);
+      error (0, 0, "%s: no DWARF and no .symtab, in the binary or a "
+             "separate debug file (built with -ldflags='-s -w'?): "
+             "SystemTap can place no probe in it", b->path);
       return EXIT_BADINPUT;
     }
   return EXIT_OK;
@@ -204,7 +205,7 @@ write_by_name (FILE *f, const struct go_bin *b, const struct go_func *fn,
   const char *sym = gobin_symbol_at (b, fn->entry);
   if (sym == NULL)
     sym = fn->name;
-  if (!b->has_symtab)
+  if (!gobin_has_symbols (b))
     {
       fputs ("// no DWARF and no .symtab describe it: no alias\n", f);
       return;

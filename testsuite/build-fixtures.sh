@@ -10,7 +10,11 @@
 #   <path> <goversion> <variant> <fixture> <goarch>
 #
 # Variants (how each binary is made; all with `go build` of the fixture's
-# directory in GOPATH mode, GO111MODULE=off, so no go.mod and no VCS stamp):
+# directory in GOPATH mode, GO111MODULE=off, so no go.mod and no VCS stamp,
+# and, except cgo, with -ldflags=-B=0x<sha1 of fixture, Go version and
+# variant>: a GNU build id, as distributions build Go programs; default,
+# w and sw share theirs, so that the twins keep the same text; the cgo
+# variant gets the one gcc's linker writes):
 #   default  CGO_ENABLED=0                              .symtab + DWARF
 #   w        CGO_ENABLED=0 -ldflags=-w                  .symtab, no DWARF
 #   sw       CGO_ENABLED=0 -ldflags='-s -w'             neither; same text as default
@@ -102,12 +106,15 @@ build() {
   local v=$1 goroot=$2 fixture=$3 variant=$4
   local bin=$out/$fixture-$v-$variant goarch=amd64 cgo=0
   local -a flags=()
+  local bid
+  case $variant in w|sw) bid=default ;; *) bid=$variant ;; esac
+  bid="-B 0x$(printf '%s-%s-%s' "$fixture" "$v" "$bid" | sha1sum | cut -c1-40)"
   case $variant in
-    default) ;;
-    w) flags=(-ldflags=-w) ;;
-    sw) flags=("-ldflags=-s -w") ;;
-    pie) flags=(-buildmode=pie) ;;
-    arm64) goarch=arm64 ;;
+    default) flags=("-ldflags=$bid") ;;
+    w) flags=("-ldflags=-w $bid") ;;
+    sw) flags=("-ldflags=-s -w $bid") ;;
+    pie) flags=(-buildmode=pie "-ldflags=$bid") ;;
+    arm64) goarch=arm64 flags=("-ldflags=$bid") ;;
     cgo) cgo=1 ;;
     *) die "unknown variant $variant" ;;
   esac

@@ -7,6 +7,9 @@ set -eu
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${GOSTAP:=$top_srcdir/src/gostap}"
 export GOSTAP top_srcdir
+# No test asks a debuginfod server or a debug directory it did not set up
+# itself (read-debuginfo.c looks a stripped binary's DWARF up there).
+unset DEBUGINFOD_URLS DEBUGINFOD_PROGRESS
 testsuite=$top_srcdir/testsuite
 
 # plain_gostap: prints a gostap built without sanitizers, for the tests that

@@ -4,13 +4,13 @@
 # Runs apt-get as root, or through sudo.
 set -euo pipefail
 
-BUILD="gcc make autoconf automake pkg-config libelf-dev libdw-dev libcapstone-dev libzydis-dev"
+BUILD="gcc make autoconf automake pkg-config libelf-dev libdw-dev libcapstone-dev libzydis-dev libdebuginfod-dev"
 # objdump for x86-64 and aarch64 is the independent ground truth of the tests.
 # gdb reads argument values; systemtap's translator elaborates the tapsets;
 # rpm builds the package; debootstrap and qemu run the real SystemTap
 # runtime in a guest (testsuite/e2e); llvm-dwarfdump reads DWARF locations
 # independently; clang builds the libFuzzer harness (fuzz/).
-TEST="python3 binutils binutils-aarch64-linux-gnu binutils-multiarch ca-certificates gdb systemtap rpm debootstrap qemu-system-x86 e2fsprogs patch util-linux llvm-14 clang libclang-rt-14-dev time valgrind"
+TEST="python3 binutils binutils-aarch64-linux-gnu binutils-multiarch ca-certificates gdb systemtap rpm debootstrap qemu-system-x86 e2fsprogs patch util-linux llvm-14 clang libclang-rt-14-dev time valgrind debuginfod iproute2"
 
 pkgs=$BUILD
 [ "${1:-test}" = test ] && pkgs="$pkgs $TEST"
