@@ -19,14 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "go-kind.h"
 #include "write.h"
-
-enum
-{
-  K_BOOL = 1, K_INT, K_INT8, K_INT16, K_INT32, K_INT64,
-  K_UINT, K_UINT8, K_UINT16, K_UINT32, K_UINT64, K_UINTPTR,
-  K_FLOAT32, K_FLOAT64,
-};
 
 static const char *const reserved[] = {
   /* SystemTap keywords */
