@@ -69,30 +69,12 @@ cmd_doctor (int argc, char **argv)
   int sM, sm, dM, dm;
   bool have_stap = run_stap_versions (&sM, &sm, &dM, &dm) == 0;
   bool new_dw = have_stap && (dM > 0 || dm >= 191);
-  if (!have_stap)
-    line ("NO", "stap", "not found: install the systemtap package");
-  else
-    {
-      snprintf (buf, sizeof buf, "SystemTap %d.%d (%s)", sM, sm,
-                run_stap_program ());
-      line (sM >= 4 ? "ok" : "NO", "stap", buf);
-      snprintf (buf, sizeof buf, "%d.%d: %s", dM, dm, new_dw
-                ? "resolves statement probes in Go code"
-                : "finds no DWARF unit for Go code (no .debug_aranges): "
-                "0.191+ needed for RET probes and arguments");
-      line (new_dw ? "ok" : "NO", "libdw", buf);
-    }
-  line (geteuid () == 0 ? "ok" : "NO", "privileges",
-        geteuid () == 0 ? "root" : "not root: needs root or group stapdev");
-  bool tracefs = access ("/sys/kernel/tracing/uprobe_events", F_OK) == 0
-    || access ("/sys/kernel/debug/tracing/uprobe_events", F_OK) == 0;
-  line (tracefs ? "ok" : "??", "uprobes", tracefs
-        ? "uprobe_events present" : "tracefs not mounted: cannot tell");
-  bool modules = access ("/proc/modules", F_OK) == 0;
-  line (modules ? "ok" : "NO", "kernel modules", modules
-        ? "the kernel loads modules"
-        : "no /proc/modules: SystemTap's runtime cannot load here (run it "
-        "in a VM, see testsuite/e2e)");
+  /* What gostap run checks before it starts stap, as it checks it.  */
+  struct run_check c[RUN_MAX_CHECKS];
+  size_t nc = run_checks (true, true, c);
+  for (size_t i = 0; i < nc; i++)
+    line (c[i].status == 1 ? "ok" : c[i].status == 0 ? "NO" : "??",
+          c[i].what, c[i].why);
   struct utsname u;
   if (uname (&u) == 0)
     {

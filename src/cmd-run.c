@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <error.h>
-#include <fnmatch.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -78,49 +77,6 @@ takes_arg (const char *opt)
   return opt[1] != '\0' && opt[2] == '\0' && strchr (stap_arg_opts, opt[1]);
 }
 
-
-/* Component-wise glob match of a probe point against an alias.  */
-static bool
-match_components (const char *pattern, const char *alias)
-{
-  while (*pattern && *alias)
-    {
-      size_t pn = strcspn (pattern, "."), an = strcspn (alias, ".");
-      char pc[512], ac[512];
-      if (pn >= sizeof pc || an >= sizeof ac)
-        return false;
-      memcpy (pc, pattern, pn);
-      pc[pn] = '\0';
-      memcpy (ac, alias, an);
-      ac[an] = '\0';
-      if (fnmatch (pc, ac, 0) != 0)
-        return false;
-      pattern += pn + (pattern[pn] == '.');
-      alias += an + (alias[an] == '.');
-    }
-  return *pattern == '\0' && *alias == '\0';
-}
-
-/* Does the script name function F's entry alias (*RET false) or return
-   alias (*RET true)?  */
-static bool
-script_uses (const struct run_script *s, const char *alias, bool *ret)
-{
-  char full[1024];
-  bool any = false;
-  *ret = false;
-  snprintf (full, sizeof full, "go.func.%s", alias);
-  for (size_t i = 0; i < s->npatterns; i++)
-    {
-      if (match_components (s->patterns[i], full))
-        any = s->matched[i] = true;
-      char fr[1100];
-      snprintf (fr, sizeof fr, "%s.return", full);
-      if (match_components (s->patterns[i], fr))
-        any = *ret = s->matched[i] = true;
-    }
-  return any;
-}
 
 /* A list of functions, growing.  */
 struct func_list
@@ -222,45 +178,13 @@ named_functions (const struct go_bin *b, const struct run_script *s,
   return true;
 }
 
-static char *
-cache_root (void)
-{
-  const char *x = getenv ("XDG_CACHE_HOME"), *home = getenv ("HOME");
-  char *r = NULL;
-  if (x != NULL && x[0] == '/')
-    {
-      if (asprintf (&r, "%s/gostap", x) < 0)
-        r = NULL;
-    }
-  else if (home != NULL && asprintf (&r, "%s/.cache/gostap", home) < 0)
-    r = NULL;
-  return r;
-}
-
-static int
-mkdirs (const char *path)
-{
-  char buf[PATH_MAX];
-  if (snprintf (buf, sizeof buf, "%s", path) >= (int) sizeof buf)
-    return -1;
-  for (char *p = buf + 1; *p; p++)
-    if (*p == '/')
-      {
-        *p = '\0';
-        if (mkdir (buf, 0755) != 0 && errno != EEXIST)
-          return -1;
-        *p = '/';
-      }
-  return mkdir (buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 /* Generate the tapsets SCRIPT needs for B into the cache; return the
    directory (malloc'd) and whether stap needs -g.  */
 static char *
 generate (struct go_bin *b, const struct run_script *s, bool *guru,
           int *status)
 {
-  char *dir = NULL, *root = NULL, *tmp = NULL;
+  char *dir = NULL, *tmp = NULL;
   struct func_list named = { NULL, 0, 0 };
   bool all = false;
   const struct go_func **sel = calloc (b->nfuncs, sizeof *sel);
@@ -268,53 +192,12 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
   if (sel == NULL)
     goto out;
   size_t n = 0;
-  uint64_t h = FNV1A_BASIS;
-  struct stat st;
-  if (stat (b->abspath, &st) != 0)
-    {
-      error (0, errno, "%s: stat", b->abspath);
-      goto out;
-    }
-  /* The binary's identity, then the script's probe points: together they
-     decide everything generated, so a cache hit costs no walk over the
-     binary's functions.  */
-  h = fnv1a (h, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
-  h = fnv1a (h, b->build_id, strlen (b->build_id));
-  h = fnv1a (h, b->abspath, strlen (b->abspath) + 1);
-  h = fnv1a (h, &st.st_size, sizeof st.st_size);
-  h = fnv1a (h, &st.st_mtim, sizeof st.st_mtim);
-  if (!b->has_dwarf)
-    {
-      /* What is generated for a binary without DWARF of its own depends
-         on the separate debug file found for it (read-debuginfo.c).  */
-      const char *debug_file;
-      enum go_dwarf_source source = gobin_dwarf_source (b, &debug_file);
-      h = fnv1a (h, &source, sizeof source);
-      if (debug_file != NULL && stat (debug_file, &st) == 0)
-        {
-          h = fnv1a (h, debug_file, strlen (debug_file) + 1);
-          h = fnv1a (h, &st.st_size, sizeof st.st_size);
-          h = fnv1a (h, &st.st_mtim, sizeof st.st_mtim);
-        }
-    }
-  uint64_t binkey = h;
-  for (size_t i = 0; i < s->npatterns; i++)
-    h = fnv1a (h, s->patterns[i], strlen (s->patterns[i]) + 1);
-  h = fnv1a (h, &s->runtime_returns, sizeof s->runtime_returns);
-  root = cache_root ();
-  if (root == NULL
-      || asprintf (&dir, "%s/%016" PRIx64 "/%016" PRIx64, root, binkey, h) < 0)
-    {
-      error (0, 0, "cannot name the cache directory (HOME unset?)");
-      dir = NULL;
-      goto out;
-    }
-  char guru_file[PATH_MAX];
-  snprintf (guru_file, sizeof guru_file, "%s/needs-guru", dir);
-  if (access (dir, F_OK) == 0)
+  dir = run_cache_dir (b, s);
+  if (dir == NULL)
+    goto out;
+  if (run_cache_lookup (dir, guru))
     {
       /* Made only after every check below passed for these points.  */
-      *guru = access (guru_file, F_OK) == 0;
       *status = EXIT_OK;
       goto out;
     }
@@ -337,7 +220,7 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
           char *alias = func_probe_name (f);
           if (alias == NULL)
             goto out;
-          bool u = script_uses (s, alias, &ret);
+          bool u = run_script_uses (s, alias, &ret);
           free (alias);
           use = use || u;
         }
@@ -371,23 +254,9 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
       *status = EXIT_BADINPUT;
       goto out;
     }
-  char *parent = strndup (dir, (size_t) (strrchr (dir, '/') - dir));
-  if (parent == NULL || mkdirs (parent) != 0
-      || asprintf (&tmp, "%s/.tmp.XXXXXX", parent) < 0)
-    {
-      error (0, errno, "cannot create the cache directory '%s'", dir);
-      free (parent);
-      tmp = NULL;
-      goto out;
-    }
-  free (parent);
-  if (mkdtemp (tmp) == NULL)
-    {
-      error (0, errno, "cannot create a directory in the cache");
-      free (tmp);
-      tmp = NULL;
-      goto out;
-    }
+  tmp = run_cache_begin (dir);
+  if (tmp == NULL)
+    goto out;
   struct go_layout layout;
   if (gobin_runtime_layout (b, &layout) != 0)
     {
@@ -402,29 +271,11 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
   go_params_end (pc);
   if (write_target (b, &layout, tmp) != 0 || write_funcs (b, sel, n, tmp) != 0)
     goto out;
-  if (*guru)
-    {
-      char g[PATH_MAX];
-      snprintf (g, sizeof g, "%s/needs-guru", tmp);
-      FILE *f = fopen (g, "w");
-      if (f == NULL || fclose (f) != 0)
-        goto out;
-    }
-  if (rename (tmp, dir) != 0 && errno != ENOTEMPTY && errno != EEXIST)
-    {
-      error (0, errno, "cannot rename '%s' to '%s'", tmp, dir);
-      goto out;
-    }
+  if (run_cache_publish (tmp, dir, *guru) != 0)
+    goto out;
   *status = EXIT_OK;
 out:
-  if (tmp != NULL)
-    {
-      /* Left over after a failure or a lost race: remove it.  */
-      if (access (tmp, F_OK) == 0)
-        run_remove_tree (tmp);
-      free (tmp);
-    }
-  free (root);
+  run_cache_discard (tmp);
   free (sel);
   free (named.v);
   if (*status != EXIT_OK)
@@ -541,14 +392,13 @@ cmd_run (int argc, char **argv)
     }
 
   /* stap -I GEN -I STATIC -d BINARY [-g] OPTIONS... SCRIPT ARGS...  */
-  const char *stap = getenv ("GOSTAP_STAP");
   const char *tapsets = getenv ("GOSTAP_TAPSETS");
   int end = script_at < 0 ? argc : script_at;
   sargv = calloc ((size_t) argc + 12, sizeof *sargv);
   if (sargv == NULL)
     goto out;
   int k = 0;
-  sargv[k++] = (char *) (stap ? stap : "stap");
+  sargv[k++] = (char *) run_stap_program ();
   sargv[k++] = (char *) "-I";
   sargv[k++] = gendir;
   sargv[k++] = (char *) "-I";

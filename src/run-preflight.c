@@ -1,5 +1,6 @@
 /* run-preflight.c: what would make stap fail, said in one line before
-   running it (gostap run), and reported in full by gostap doctor.
+   running it (gostap run), and reported in full by gostap doctor: both
+   take their verdicts from run_checks.
 
    Checked, in this order: stap is there and 4.0 or newer; its libdw is
    0.191 or newer when numeric statement probes are needed (facts.md 2);
@@ -12,6 +13,7 @@
 #include <error.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,50 +152,91 @@ in_group (const char *name)
   return getegid () == g->gr_gid;
 }
 
-int
-run_preflight (bool numeric_probes, bool runs)
+/* Fill C with one check's verdict.  */
+static void
+verdict (struct run_check *c, const char *what, int status, const char *fmt,
+         ...)
+  __attribute__ ((format (printf, 4, 5)));
+static void
+verdict (struct run_check *c, const char *what, int status, const char *fmt,
+         ...)
 {
+  va_list ap;
+  c->what = what;
+  c->status = status;
+  va_start (ap, fmt);
+  vsnprintf (c->why, sizeof c->why, fmt, ap);
+  va_end (ap);
+}
+
+size_t
+run_checks (bool numeric_probes, bool runs,
+            struct run_check out[RUN_MAX_CHECKS])
+{
+  size_t n = 0;
   int sM, sm, dM, dm;
   if (run_stap_versions (&sM, &sm, &dM, &dm) != 0)
     {
-      error (0, 0, "cannot run '%s': install SystemTap (package systemtap "
-             "on Debian, RHEL and Fedora)", run_stap_program ());
-      return -1;
+      verdict (&out[n++], "stap", 0, "cannot run '%s': install SystemTap "
+               "(package systemtap on Debian, RHEL and Fedora)",
+               run_stap_program ());
+      return n;
     }
   if (sM < 4)
     {
-      error (0, 0, "SystemTap %d.%d is too old: gostap needs 4.0 or newer",
-             sM, sm);
-      return -1;
+      verdict (&out[n++], "stap", 0, "SystemTap %d.%d is too old: gostap "
+               "needs 4.0 or newer", sM, sm);
+      return n;
     }
-  if (numeric_probes && (dM == 0 && dm < 191))
-    {
-      error (0, 0, "stap uses libdw 0.%d, which finds no DWARF unit for Go "
-             "code (Go writes no .debug_aranges): libdw 0.191 or newer is "
-             "needed (RHEL 9.5+, Fedora 40+, Debian 13)", dm);
-      return -1;
-    }
+  verdict (&out[n++], "stap", 1, "SystemTap %d.%d (%s)", sM, sm,
+           run_stap_program ());
+  bool new_dw = dM > 0 || dm >= 191;
+  if (new_dw)
+    verdict (&out[n++], "libdw", 1, "stap uses libdw %d.%d: it resolves "
+             "statement probes in Go code", dM, dm);
+  else
+    verdict (&out[n++], "libdw", numeric_probes ? 0 : 1, "stap uses libdw "
+             "%d.%d, which finds no DWARF unit for Go code (Go writes no "
+             ".debug_aranges): libdw 0.191 or newer is needed for statement "
+             "probes (RHEL 9.5+, Fedora 40+, Debian 13)%s", dM, dm,
+             numeric_probes ? "" : "; entry probes by name work");
   if (!runs)
-    return 0;
-  if (geteuid () != 0 && !in_group ("stapdev"))
-    {
-      error (0, 0, "not root and not in the stapdev group: SystemTap needs "
-             "one of them to load its module");
-      return -1;
-    }
-  if (kconfig_has_uprobes () == 0)
-    {
-      error (0, 0, "the kernel has no uprobes (CONFIG_UPROBES): SystemTap "
-             "cannot probe user space on it");
-      return -1;
-    }
+    return n;
+  if (geteuid () == 0)
+    verdict (&out[n++], "privileges", 1, "root");
+  else if (in_group ("stapdev"))
+    verdict (&out[n++], "privileges", 1, "member of the stapdev group");
+  else
+    verdict (&out[n++], "privileges", 0, "not root and not in the stapdev "
+             "group: SystemTap needs one of them to load its module");
+  int up = kconfig_has_uprobes ();
+  verdict (&out[n++], "uprobes", up == 0 ? 0 : up == 1 ? 1 : -1, "%s",
+           up == 0 ? "the kernel has no uprobes (CONFIG_UPROBES): SystemTap "
+           "cannot probe user space on it"
+           : up == 1 ? "the kernel has uprobes (CONFIG_UPROBES=y)"
+           : "cannot tell whether the kernel has uprobes (no tracefs, no "
+           "kernel configuration to read)");
   const char *k = getenv ("GOSTAP_KCONFIG");
   if ((k == NULL || k[0] == '\0') && access ("/proc/modules", F_OK) != 0)
-    {
-      error (0, 0, "this kernel cannot load modules (no /proc/modules): "
-             "SystemTap's runtime is a kernel module");
-      return -1;
-    }
+    verdict (&out[n++], "kernel modules", 0, "this kernel cannot load "
+             "modules (no /proc/modules): SystemTap's runtime is a kernel "
+             "module");
+  else
+    verdict (&out[n++], "kernel modules", 1, "the kernel loads modules");
+  return n;
+}
+
+int
+run_preflight (bool numeric_probes, bool runs)
+{
+  struct run_check c[RUN_MAX_CHECKS];
+  size_t n = run_checks (numeric_probes, runs, c);
+  for (size_t i = 0; i < n; i++)
+    if (c[i].status == 0)
+      {
+        error (0, 0, "%s", c[i].why);
+        return -1;
+      }
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <error.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,4 +153,45 @@ run_script_free (struct run_script *s)
   free (s->matched);
   free (s->text);
   memset (s, 0, sizeof *s);
+}
+
+/* Component-wise glob match of a probe point against an alias.  */
+static bool
+match_components (const char *pattern, const char *alias)
+{
+  while (*pattern && *alias)
+    {
+      size_t pn = strcspn (pattern, "."), an = strcspn (alias, ".");
+      char pc[512], ac[512];
+      if (pn >= sizeof pc || an >= sizeof ac)
+        return false;
+      memcpy (pc, pattern, pn);
+      pc[pn] = '\0';
+      memcpy (ac, alias, an);
+      ac[an] = '\0';
+      if (fnmatch (pc, ac, 0) != 0)
+        return false;
+      pattern += pn + (pattern[pn] == '.');
+      alias += an + (alias[an] == '.');
+    }
+  return *pattern == '\0' && *alias == '\0';
+}
+
+bool
+run_script_uses (const struct run_script *s, const char *alias, bool *ret)
+{
+  char full[1024];
+  bool any = false;
+  *ret = false;
+  snprintf (full, sizeof full, "go.func.%s", alias);
+  for (size_t i = 0; i < s->npatterns; i++)
+    {
+      if (match_components (s->patterns[i], full))
+        any = s->matched[i] = true;
+      char fr[1100];
+      snprintf (fr, sizeof fr, "%s.return", full);
+      if (match_components (s->patterns[i], fr))
+        any = *ret = s->matched[i] = true;
+    }
+  return any;
 }

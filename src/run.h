@@ -1,6 +1,7 @@
 /* run.h: the parts of `gostap run` that are not the command line:
-   which file to probe (run-target.c), reading the script (run-script.c)
-   and the preflight checks (run-preflight.c).  */
+   which file to probe (run-target.c), reading the script (run-script.c),
+   the cache of generated tapsets (run-cache.c) and the preflight checks
+   (run-preflight.c).  */
 
 #ifndef GOSTAP_RUN_H
 #define GOSTAP_RUN_H
@@ -8,13 +9,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gobin.h"
+
 struct run_script
 {
   char *text;
   const char *path;       /* the script's file, for messages */
   char **patterns;        /* "go.func.main.*", "go.func.main.add.return" */
   bool *matched;          /* per pattern: optional (?, !) or seen to match
-                             an alias (set by cmd-run.c script_uses) */
+                             an alias (set by run_script_uses) */
   size_t npatterns;
   bool runtime_returns;   /* uses a static alias built on a return alias */
 };
@@ -32,14 +35,45 @@ char *run_pid_program (const char *pid);
 int run_read_script (struct run_script *s, const char *path,
                      const char *inline_text);
 void run_script_free (struct run_script *s);
+/* Does the script name the entry alias go.func.ALIAS (*RET false) or its
+   return alias (*RET true)?  Marks the patterns that matched.  */
+bool run_script_uses (const struct run_script *s, const char *alias,
+                      bool *ret);
 /* After every function was tried: one line and -1 when a pattern that is
    not optional matched no alias of BINARY (stap would fail on it).  */
 int run_script_check_matched (const struct run_script *s,
                               const char *binary);
 
-/* Check what would make stap fail: stap missing or too old, libdw older
-   than 0.191 (with DWARF: numeric statement probes), and when the probes
-   will run (RUNS), privileges and uprobes.  0, or -1 after one line.  */
+/* The cache directory of what SCRIPT needs from B (malloc'd), or NULL
+   after one line.  */
+char *run_cache_dir (const struct go_bin *b, const struct run_script *s);
+/* Is DIR there (a hit)?  Then *GURU: whether its probes need stap -g.  */
+bool run_cache_lookup (const char *dir, bool *guru);
+/* A new temporary directory beside DIR to write into (malloc'd), or NULL
+   after one line.  */
+char *run_cache_begin (const char *dir);
+/* Mark TMP as needing -g (GURU) and rename it to DIR: 0, or -1 after one
+   line.  */
+int run_cache_publish (const char *tmp, const char *dir, bool guru);
+/* Remove TMP if still there, and free it (NULL: nothing).  */
+void run_cache_discard (char *tmp);
+
+/* One check of what stap needs: STATUS 1 ok, 0 fails, -1 unknown.  */
+struct run_check
+{
+  const char *what;
+  int status;
+  char why[400];
+};
+enum { RUN_MAX_CHECKS = 8 };
+/* The checks, in order, into OUT; their number.  stap there and 4.0 or
+   newer; its libdw 0.191 or newer (failing only for NUMERIC_PROBES:
+   statement probes, which need DWARF units); and when the probes will run
+   (RUNS), root or the stapdev group, uprobes in the kernel's
+   configuration, module loading.  */
+size_t run_checks (bool numeric_probes, bool runs,
+                   struct run_check out[RUN_MAX_CHECKS]);
+/* 0, or -1 after the first failing check's line.  */
 int run_preflight (bool numeric_probes, bool runs);
 
 /* The stap program: $GOSTAP_STAP or "stap".  */

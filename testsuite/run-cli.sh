@@ -113,6 +113,16 @@ else
 fi
 printf 'CONFIG_64BIT=y\n# CONFIG_UPROBES is not set\n' > "$tmp/kconfig"
 GOSTAP_KCONFIG=$tmp/kconfig expect_fail 1 "no uprobes" "$GOSTAP" run -t "$demo" "$s"
+# doctor reports the checks run makes, as run makes them: the same line.
+checks=$((checks + 1))
+GOSTAP_KCONFIG=$tmp/kconfig "$GOSTAP" run -t "$demo" "$s" >/dev/null 2>"$tmp/err" || true
+GOSTAP_KCONFIG=$tmp/kconfig "$GOSTAP" doctor > "$tmp/o"
+why=$(sed 's/^[^:]*: //' "$tmp/err")
+if [ -n "$why" ] && grep -F -- "$why" "$tmp/o" | grep -q '^NO  uprobes  '; then
+  echo "ok - doctor says what run says: NO uprobes: $why"
+else
+  fail "doctor and run disagree on uprobes: run: $why; doctor: $(grep uprobes "$tmp/o")"
+fi
 if [ ! -e /proc/modules ]; then
   expect_fail 1 "cannot load modules" "$GOSTAP" run -t "$demo" "$s"
 fi
