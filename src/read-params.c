@@ -30,6 +30,7 @@
 #include "dwarf-index.h"
 #include "go-kind.h"
 #include "params.h"
+#include "tapset-contract.h"
 
 enum
 {
@@ -39,8 +40,8 @@ enum
 };
 
 
-static const char *const amd64_int[] = {
-  "rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11" };
+/* The integer registers are go_context.stp's (tapset-contract.h).  */
+#define amd64_int tapset_amd64_int_regs
 static const char *const amd64_fp[] = {
   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
   "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14" };
@@ -525,7 +526,8 @@ go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
       return -1;
     }
   struct assign s = { .b = b };
-  s.ni = b->arch == GO_ARCH_AMD64 ? 9 : 16;
+  s.ni = b->arch == GO_ARCH_AMD64
+    ? sizeof tapset_amd64_int_regs / sizeof tapset_amd64_int_regs[0] : 16;
   s.nfp = b->arch == GO_ARCH_AMD64 ? 15 : 16;
   bool regabi = f->abi == GO_ABI_INTERNAL;
   uint64_t stack = 0;

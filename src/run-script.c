@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "run.h"
+#include "tapset-contract.h"
 
 static bool
 ident_char (char c)
@@ -116,10 +117,12 @@ run_read_script (struct run_script *s, const char *path,
       if (strncmp (p, "go.", 3) != 0
           || (p > s->text && (ident_char (p[-1]) || p[-1] == '.')))
         continue;
-      if (strncmp (p, "go.goroutine.create", 19) == 0
-          || strncmp (p, "go.gc.done", 10) == 0
-          || strncmp (p, "go.runtime.world_start", 22) == 0)
-        s->runtime_returns = true;
+      for (size_t k = 0; k < sizeof tapset_return_aliases
+             / sizeof tapset_return_aliases[0]; k++)
+        if (strncmp (p, tapset_return_aliases[k],
+                     strlen (tapset_return_aliases[k])) == 0
+            && !ident_char (p[strlen (tapset_return_aliases[k])]))
+          s->runtime_returns = true;
       if (strncmp (p, "go.func.", 8) != 0)
         continue;
       size_t n = 8;

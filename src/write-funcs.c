@@ -31,18 +31,14 @@
 #include "params.h"
 #include "probe-name.h"
 #include "stp-write.h"
+#include "tapset-contract.h"
 #include "write.h"
 
-/* The runtime functions that tapsets/go_runtime.stp builds its aliases on:
-   gen and run always generate them.  */
-const char *const write_runtime_events[] = {
-  "runtime.newstack", "runtime.copystack", "runtime.newproc1", "runtime.goexit1",
-  "runtime.casgstatus", "runtime.gcStart", "runtime.gcMarkTermination",
-  "runtime.(*gcControllerState).startCycle", "runtime.stopTheWorldWithSema",
-  "runtime.startTheWorldWithSema",
-};
-const size_t write_nruntime_events = sizeof write_runtime_events
-  / sizeof write_runtime_events[0];
+/* The runtime functions that tapsets/go_runtime.stp builds its aliases on
+   (taken from it: tapset-contract.h): gen and run always generate them.  */
+const char *const *const write_runtime_events = tapset_runtime_functions;
+const size_t write_nruntime_events = sizeof tapset_runtime_functions
+  / sizeof tapset_runtime_functions[0];
 
 bool
 write_is_runtime_event (const char *name)

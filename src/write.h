@@ -20,7 +20,7 @@ int write_funcs (const struct go_bin *b, const struct go_func *const *sel,
 int write_check_probeable (const struct go_bin *b);
 
 /* Is NAME one of the runtime functions the static runtime aliases use?  */
-extern const char *const write_runtime_events[];
+extern const char *const *const write_runtime_events;
 extern const size_t write_nruntime_events;
 bool write_is_runtime_event (const char *name);
 
