@@ -31,7 +31,7 @@ pass=0 failed=0
 # Packaging: the release tarball builds, installs and passes a smoke test
 # (make distcheck), and an RPM builds from it (rpmbuild from Debian's rpm;
 # --nodeps: the BuildRequires name RHEL's packages).
-if make -s distcheck TESTS=testsuite/run-version.sh >distcheck.log 2>&1; then
+if make -s distcheck TESTS="testsuite/run-version.sh testsuite/run-golden.sh" >distcheck.log 2>&1; then
   echo "PASS: make distcheck"; pass=$((pass + 1))
 else
   echo "FAIL: make distcheck"; tail -20 distcheck.log; failed=$((failed + 1)); st=1
