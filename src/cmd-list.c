@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "gobin.h"
+#include "model.h"
 #include "out.h"
 #include "params.h"
 #include "probe-name.h"
@@ -121,11 +122,10 @@ print_pcsp_row (uint64_t pc, int32_t value, void *arg)
   o->first = false;
 }
 
+/* The header: facts of the whole binary.  */
 static void
-print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
-            size_t n, bool pcsp)
+print_json_binary (FILE *f, const struct go_bin *b)
 {
-  struct go_params_ctx *pc = go_params_begin (b);
   fputs ("{ \"binary\": ", f);
   out_json_string (f, b->abspath);
   fputs (", \"go_version\": ", f);
@@ -150,89 +150,109 @@ print_json (FILE *f, const struct go_bin *b, const struct go_func **sel,
     out_json_string (f, debug_file);
   else
     fputs ("null", f);
+}
+
+/* One function, from its model record.  */
+static void
+print_json_func (FILE *f, const struct go_bin *b,
+                 const struct go_func_model *fm, const struct go_func *fn,
+                 bool pcsp)
+{
+  fputs ("{ \"name\": ", f);
+  out_json_string (f, fm->name);
+  if (fm->alias != NULL)
+    {
+      fputs (", \"probe\": \"go.func.", f);
+      fputs (fm->alias, f);     /* [A-Za-z0-9_.] only */
+      putc ('"', f);
+    }
+  fprintf (f, ", \"entry\": \"%#" PRIx64 "\", \"body\": \"%#" PRIx64
+           "\", \"end\": \"%#" PRIx64 "\", \"abi\": \"%s\"",
+           fm->entry, fm->body.addr, fm->end,
+           fm->abi == GO_ABI_ABI0 ? "abi0" : "internal");
+  fputs (", \"returns\": [", f);
+  for (size_t i = 0; i < fm->nrets; i++)
+    fprintf (f, "%s\"%#" PRIx64 "\"", i ? ", " : "", fm->rets[i].addr);
+  putc (']', f);
+  json_addrs (f, "tail_exits", fm->tails);
+  json_addrs (f, "indirect_jumps", fm->indirect);
+  fprintf (f, ", \"undecoded\": %zu", fm->undecoded->n);
+  json_addrs (f, "undecoded_at", fm->undecoded);
+  fprintf (f, ", \"frame_size\": %" PRId32 ", \"file\": ", fm->frame_size);
+  if (fm->file != NULL)
+    out_json_string (f, fm->file);
+  else
+    fputs ("null", f);
+  fprintf (f, ", \"line\": %" PRId32, fm->line);
+  if (pcsp)
+    {
+      /* The whole table, not only the probe sites of the model.  */
+      struct pcsp_out o = { f, true };
+      fputs (", \"pcsp\": [", f);
+      gobin_pcvalue_walk (b, fn, fn->pcsp, print_pcsp_row, &o);
+      putc (']', f);
+    }
+  if (fm->have_sig)
+    {
+      json_values (f, b, &fm->sig, false);
+      json_values (f, b, &fm->sig, true);
+    }
+  else
+    {
+      fputs (", \"params_error\": ", f);
+      out_json_string (f, fm->sig.error ? fm->sig.error : "out of memory");
+    }
+  fputs (" }", f);
+}
+
+static int
+print_json (FILE *f, struct go_model *m, const struct go_bin *b,
+            const struct go_func **sel, size_t n, bool pcsp)
+{
+  print_json_binary (f, b);
   fputs (",\n  \"functions\": [", f);
   for (size_t i = 0; i < n; i++)
     {
-      const struct go_func *fn = sel[i];
-      fputs (i ? ",\n    { \"name\": " : "\n    { \"name\": ", f);
-      out_json_string (f, fn->name);
-      char *probe = func_probe_name (fn);
-      if (probe != NULL)
-        {
-          fputs (", \"probe\": \"go.func.", f);
-          fputs (probe, f);     /* [A-Za-z0-9_.] only */
-          putc ('"', f);
-          free (probe);
-        }
-      fprintf (f, ", \"entry\": \"%#" PRIx64 "\", \"body\": \"%#" PRIx64
-               "\", \"end\": \"%#" PRIx64 "\", \"abi\": \"%s\"",
-               fn->entry, fn->code.body, fn->end,
-               fn->abi == GO_ABI_ABI0 ? "abi0" : "internal");
-      json_addrs (f, "returns", &fn->code.rets);
-      json_addrs (f, "tail_exits", &fn->code.tails);
-      json_addrs (f, "indirect_jumps", &fn->code.indirect);
-      fprintf (f, ", \"undecoded\": %zu", fn->code.undecoded.n);
-      json_addrs (f, "undecoded_at", &fn->code.undecoded);
-      fprintf (f, ", \"frame_size\": %" PRId32 ", \"file\": ",
-               gobin_frame_size (b, fn));
-      const char *file = gobin_func_file (b, fn);
-      if (file != NULL)
-        out_json_string (f, file);
-      else
-        fputs ("null", f);
-      fprintf (f, ", \"line\": %" PRId32, gobin_func_line (b, fn));
-      if (pcsp)
-        {
-          struct pcsp_out o = { f, true };
-          fputs (", \"pcsp\": [", f);
-          gobin_pcvalue_walk (b, fn, fn->pcsp, print_pcsp_row, &o);
-          putc (']', f);
-        }
-      struct go_signature sig;
-      if (go_signature (pc, b, fn, &sig) == 0)
-        {
-          json_values (f, b, &sig, false);
-          json_values (f, b, &sig, true);
-          go_signature_free (&sig);
-        }
-      else
-        {
-          fputs (", \"params_error\": ", f);
-          out_json_string (f, sig.error ? sig.error : "out of memory");
-        }
-      fputs (" }", f);
+      struct go_func_model fm;
+      int ret = go_model_func (m, sel[i], MODEL_SIGNATURE, &fm);
+      if (ret != EXIT_OK)
+        return ret;
+      fputs (i ? ",\n    " : "\n    ", f);
+      print_json_func (f, b, &fm, sel[i], pcsp);
+      go_func_model_free (&fm);
     }
-  go_params_end (pc);
   fputs (n ? "\n  ] }\n" : "] }\n", f);
+  return EXIT_OK;
 }
 
-static void
-print_text (FILE *f, const struct go_bin *b, const struct go_func **sel,
+static int
+print_text (FILE *f, struct go_model *m, const struct go_func **sel,
             size_t n)
 {
   for (size_t i = 0; i < n; i++)
     {
-      const struct go_func *fn = sel[i];
+      struct go_func_model fm;
+      int ret = go_model_func (m, sel[i], 0, &fm);
+      if (ret != EXIT_OK)
+        return ret;
       fprintf (f, "%#" PRIx64 " %#" PRIx64 " %#" PRIx64 " %-8s %3zu ret ",
-               fn->entry, fn->code.body, fn->end,
-               fn->abi == GO_ABI_ABI0 ? "abi0" : "internal",
-               fn->code.rets.n);
-      out_text_string (f, fn->name);
-      const char *file = gobin_func_file (b, fn);
-      if (file != NULL)
+               fm.entry, fm.body.addr, fm.end,
+               fm.abi == GO_ABI_ABI0 ? "abi0" : "internal", fm.nrets);
+      out_text_string (f, fm.name);
+      if (fm.file != NULL)
         {
           putc (' ', f);
-          out_text_string (f, file);
-          fprintf (f, ":%" PRId32, gobin_func_line (b, fn));
+          out_text_string (f, fm.file);
+          fprintf (f, ":%" PRId32, fm.line);
         }
-      if (fn->code.undecoded.n > 0)
-        fprintf (f, " [%zu undecoded]", fn->code.undecoded.n);
-      char *probe = func_probe_name (fn);
-      if (probe != NULL)
-        fprintf (f, " go.func.%s", probe);
-      free (probe);
+      if (fm.undecoded->n > 0)
+        fprintf (f, " [%zu undecoded]", fm.undecoded->n);
+      if (fm.alias != NULL)
+        fprintf (f, " go.func.%s", fm.alias);
       putc ('\n', f);
+      go_func_model_free (&fm);
     }
+  return EXIT_OK;
 }
 
 int
@@ -254,6 +274,7 @@ cmd_list (int argc, char **argv)
   struct list_args a = { 0 };
   struct go_bin b;
   const struct go_func **sel = NULL;
+  struct go_model *m = NULL;
   size_t n = 0;
   int ret;
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
@@ -265,16 +286,23 @@ cmd_list (int argc, char **argv)
   ret = select_functions (&b, &a.sel, NULL, 0, &sel, &n);
   if (ret != EXIT_OK)
     goto out;
-  if (a.json)
-    print_json (stdout, &b, sel, n, a.pcsp);
-  else
-    print_text (stdout, &b, sel, n);
+  m = go_model_begin (&b);
+  if (m == NULL)
+    {
+      ret = EXIT_ERROR;
+      goto out;
+    }
+  ret = a.json ? print_json (stdout, m, &b, sel, n, a.pcsp)
+    : print_text (stdout, m, sel, n);
+  if (ret != EXIT_OK)
+    goto out;
   if (fflush (stdout) != 0 || ferror (stdout))
     {
       error (0, errno, "write error");
       ret = EXIT_ERROR;
     }
 out:
+  go_model_end (m);
   free (sel);
   gobin_close (&b);
   return ret;

@@ -1,0 +1,71 @@
+/* model.h: what gostap knows about one function, as one record built by
+   one function (model.c) from the readers, on demand.  The writers of
+   every output (write-*.c, and list's text and JSON) read this record and
+   nothing else of the reader, so a new output is one writer fed by it.  */
+
+#ifndef GOSTAP_MODEL_H
+#define GOSTAP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gobin.h"
+#include "params.h"
+
+/* An address a probe may be placed at, with the frame state there.  */
+struct go_site
+{
+  uint64_t addr;
+  bool sp_known;                /* pcsp gives the SP offset here */
+  int32_t sp_delta;             /* entry SP = SP + sp_delta */
+};
+
+struct go_func_model
+{
+  const char *name;             /* the Go name (in the pclntab) */
+  char *alias;                  /* probe alias without "go.func.", or NULL */
+  uint64_t entry, end;
+  enum go_abi abi;
+  struct go_site body;          /* after the stack check */
+  struct go_site *rets;         /* every RET instruction */
+  size_t nrets;
+  const struct addr_list *tails;      /* direct jumps out of the function */
+  const struct addr_list *indirect;   /* jumps through registers, memory */
+  const struct addr_list *undecoded;  /* bytes the disassembler rejected */
+  int32_t frame_size;           /* largest SP offset of the pcsp table */
+  const char *file;             /* source of the entry, or NULL */
+  int32_t line;
+  /* With MODEL_SIGNATURE (which may look up a separate debug file): */
+  const char *symbol;           /* the .symtab symbol at the entry, or NULL */
+  bool described;               /* DWARF has a subprogram at the entry:
+                                   statement probes resolve in it */
+  bool have_sig;                /* else sig.error says why */
+  struct go_signature sig;      /* params and results */
+};
+
+/* What to read beyond the pclntab and the machine code.  */
+enum
+{
+  MODEL_SIGNATURE = 1,          /* DWARF and symbols: described, symbol,
+                                   params, results */
+};
+
+struct go_model;
+
+/* A model of B's functions; NULL when out of memory (said).  */
+struct go_model *go_model_begin (struct go_bin *b);
+void go_model_end (struct go_model *m);
+
+/* The record of F (a function of the model's binary) into *OUT: 0, or an
+   exit status after one line (the machine code cannot be read).  Free
+   with go_func_model_free.  */
+int go_model_func (struct go_model *m, const struct go_func *f,
+                   unsigned parts, struct go_func_model *out);
+void go_func_model_free (struct go_func_model *fm);
+
+/* Does a row of the DWARF line table start at ADDR (a probe there needs
+   no stap -g)?  */
+bool go_model_line_start (struct go_model *m, uint64_t addr);
+
+#endif
