@@ -74,6 +74,7 @@ cmd_gen (int argc, char **argv)
   struct go_bin b;
   struct go_layout layout;
   const struct go_func **sel = NULL;
+  struct go_model *m = NULL;
   size_t n = 0;
   int ret;
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
@@ -100,11 +101,13 @@ cmd_gen (int argc, char **argv)
       error (0, errno, "cannot create '%s'", a.outdir);
       goto out;
     }
-  if (write_target (&b, &layout, a.outdir) != 0
-      || write_funcs (&b, sel, n, a.outdir) != 0)
+  m = go_model_begin (&b);
+  if (m == NULL || write_target (&b, &layout, a.outdir) != 0
+      || write_funcs (m, sel, n, a.outdir) != 0)
     goto out;
   ret = EXIT_OK;
 out:
+  go_model_end (m);
   free (sel);
   gobin_close (&b);
   return ret;

@@ -94,7 +94,7 @@ json_values (FILE *f, const struct go_bin *b, const struct go_signature *sig,
       for (size_t k = 0; k < v->npieces; k++)
         {
           const struct go_piece *p = &v->pieces[k];
-          const char *reg = go_piece_reg (b, p);
+          const char *reg = go_piece_reg (b->arch, p);
           if (reg != NULL)
             fprintf (f, "%s{ \"reg\": \"%s\"", k ? ", " : "", reg);
           else

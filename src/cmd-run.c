@@ -185,6 +185,7 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
           int *status)
 {
   char *dir = NULL, *tmp = NULL;
+  struct go_model *m = NULL;
   struct func_list named = { NULL, 0, 0 };
   bool all = false;
   const struct go_func **sel = calloc (b->nfuncs, sizeof *sel);
@@ -263,18 +264,20 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
       *status = EXIT_BADINPUT;
       goto out;
     }
+  m = go_model_begin (b);
+  if (m == NULL)
+    goto out;
   /* Entry aliases at addresses that start no line-table row need -g too.  */
-  struct go_params_ctx *pc = go_params_begin (b);
-  for (size_t i = 0; pc != NULL && i < n && !*guru; i++)
-    if (!go_params_is_line_start (pc, sel[i]->code.body))
+  for (size_t i = 0; i < n && !*guru; i++)
+    if (!go_model_line_start (m, sel[i]->code.body))
       *guru = true;
-  go_params_end (pc);
-  if (write_target (b, &layout, tmp) != 0 || write_funcs (b, sel, n, tmp) != 0)
+  if (write_target (b, &layout, tmp) != 0 || write_funcs (m, sel, n, tmp) != 0)
     goto out;
   if (run_cache_publish (tmp, dir, *guru) != 0)
     goto out;
   *status = EXIT_OK;
 out:
+  go_model_end (m);
   run_cache_discard (tmp);
   free (sel);
   free (named.v);

@@ -80,7 +80,10 @@ go_model_func (struct go_model *m, const struct go_func *f, unsigned parts,
   int ret = gobin_analyze (b, &b->funcs[f - b->funcs]);
   if (ret != EXIT_OK)
     return ret;
+  out->binary = b->abspath;
+  out->arch = b->arch;
   out->name = f->name;
+  out->wrapper = f->wrapper;
   out->alias = func_probe_name (f);
   out->entry = f->entry;
   out->end = f->end;
@@ -108,6 +111,7 @@ go_model_func (struct go_model *m, const struct go_func *f, unsigned parts,
   if (parts & MODEL_SIGNATURE)
     {
       out->symbol = gobin_symbol_at (b, f->entry);
+      out->symbols = gobin_has_symbols (b);
       struct go_params_ctx *pc = params (m);
       out->described = go_params_has_subprogram (pc, f->entry);
       out->have_sig = go_signature (pc, b, f, &out->sig) == 0;

@@ -23,7 +23,10 @@ struct go_site
 
 struct go_func_model
 {
+  const char *binary;           /* the binary's absolute path */
+  enum go_arch arch;
   const char *name;             /* the Go name (in the pclntab) */
+  bool wrapper;                 /* the ABI wrapper of a same-named function */
   char *alias;                  /* probe alias without "go.func.", or NULL */
   uint64_t entry, end;
   enum go_abi abi;
@@ -38,6 +41,7 @@ struct go_func_model
   int32_t line;
   /* With MODEL_SIGNATURE (which may look up a separate debug file): */
   const char *symbol;           /* the .symtab symbol at the entry, or NULL */
+  bool symbols;                 /* the binary or its debug file has one */
   bool described;               /* DWARF has a subprogram at the entry:
                                    statement probes resolve in it */
   bool have_sig;                /* else sig.error says why */

@@ -69,6 +69,6 @@ void go_signature_free (struct go_signature *sig);
 
 /* The SystemTap / gdb name of a register piece ("rax", "xmm0", "x3", "v0"),
    NULL for a stack piece.  */
-const char *go_piece_reg (const struct go_bin *b, const struct go_piece *p);
+const char *go_piece_reg (enum go_arch arch, const struct go_piece *p);
 
 #endif

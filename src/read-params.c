@@ -442,11 +442,11 @@ go_signature_free (struct go_signature *sig)
 }
 
 const char *
-go_piece_reg (const struct go_bin *b, const struct go_piece *p)
+go_piece_reg (enum go_arch arch, const struct go_piece *p)
 {
   if (p->reg < 0)
     return NULL;
-  if (b->arch == GO_ARCH_AMD64)
+  if (arch == GO_ARCH_AMD64)
     return p->fp ? amd64_fp[p->reg] : amd64_int[p->reg];
   return p->fp ? arm64_fp[p->reg] : arm64_int[p->reg];
 }

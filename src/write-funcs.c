@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "out.h"
+#include "model.h"
 #include "params.h"
 #include "probe-name.h"
 #include "stp-write.h"
@@ -91,24 +92,11 @@ write_check_probeable (const struct go_bin *b)
 
 /* process("PATH").statement(0xADDR)  */
 static void
-statement (FILE *f, const struct go_bin *b, uint64_t addr)
+statement (FILE *f, const char *binary, uint64_t addr)
 {
   fputs ("process(", f);
-  stp_string (f, b->abspath);
+  stp_string (f, binary);
   fprintf (f, ").statement(%#" PRIx64 ")", addr);
-}
-
-/* SP + the pcsp value at PC: the SP the function was entered with.  */
-static bool
-entry_sp_delta (const struct go_bin *b, const struct go_func *fn, uint64_t pc,
-                int32_t *delta)
-{
-  if (fn->pcsp == 0)
-    {
-      *delta = 0;
-      return true;
-    }
-  return gobin_pcvalue (b, fn, fn->pcsp, pc, delta) && *delta >= 0;
 }
 
 /* LABEL (which includes the comment's "//") then TEXT made safe.  */
@@ -122,34 +110,33 @@ comment_line (FILE *f, const char *label, const char *text)
 
 /* The body of the entry alias.  */
 static void
-entry_body (FILE *f, const struct go_bin *b, const struct go_func *fn,
-            const struct go_signature *sig, bool have_sig)
+entry_body (FILE *f, const struct go_func_model *fm)
 {
-  int32_t d;
   fputs ("{\n", f);
-  if (fn->abi == GO_ABI_INTERNAL)
+  if (fm->abi == GO_ABI_INTERNAL)
     fputs ("  goid = go_goid()\n", f);
   else
     fputs ("  // ABI0 code keeps no g in a register: no goid here\n", f);
-  if (!have_sig)
-    comment_line (f, "  // no arguments: ", sig->error ? sig->error : "");
-  else if (!entry_sp_delta (b, fn, fn->code.body, &d))
+  if (!fm->have_sig)
+    comment_line (f, "  // no arguments: ",
+                  fm->sig.error ? fm->sig.error : "");
+  else if (!fm->body.sp_known)
     fputs ("  // no arguments: no SP offset known at the body\n", f);
   else
     {
-      fprintf (f, "  _go_sp = _go_user_sp() + %" PRId32 "\n", d);
-      write_locals (f, b, sig, false, "_go_sp");
+      fprintf (f, "  _go_sp = _go_user_sp() + %" PRId32 "\n",
+               fm->body.sp_delta);
+      write_locals (f, fm->arch, &fm->sig, false, "_go_sp");
     }
   fputs ("}\n", f);
 }
 
 static void
-return_body (FILE *f, const struct go_bin *b, const struct go_func *fn,
-             const struct go_signature *sig, bool have_sig)
+return_body (FILE *f, const struct go_func_model *fm)
 {
   fputs ("{\n", f);
   fputs ("  _go_sp = _go_user_sp()\n", f);
-  if (fn->abi == GO_ABI_INTERNAL)
+  if (fm->abi == GO_ABI_INTERNAL)
     /* The pairing's lookup written out, not called: every call of a
        SystemTap function costs a context frame, and this runs at every
        RET (bench/README.md, T4).  A missing key reads as 0.  */
@@ -159,24 +146,21 @@ return_body (FILE *f, const struct go_bin *b, const struct go_func *fn,
              "  go_entry_ns = _go_pair_entry[goid, _go_depth]\n"
              "  delete _go_pair_entry[goid, _go_depth]\n"
              "  go_latency_ns = go_entry_ns ? gettimeofday_ns() - go_entry_ns"
-             " : -1\n", fn->entry);
+             " : -1\n", fm->entry);
   else
     fputs ("  // ABI0 code keeps no g in a register: no goid, no pairing\n",
            f);
   /* Stack results are read at SP + 8 + offset; pcsp is 0 at a RET.  */
   bool sp_ok = true;
-  for (size_t i = 0; i < fn->code.rets.n; i++)
-    {
-      int32_t d;
-      if (!entry_sp_delta (b, fn, fn->code.rets.v[i], &d) || d != 0)
-        sp_ok = false;
-    }
-  if (!have_sig)
-    comment_line (f, "  // no results: ", sig->error ? sig->error : "");
+  for (size_t i = 0; i < fm->nrets; i++)
+    if (!fm->rets[i].sp_known || fm->rets[i].sp_delta != 0)
+      sp_ok = false;
+  if (!fm->have_sig)
+    comment_line (f, "  // no results: ", fm->sig.error ? fm->sig.error : "");
   else if (!sp_ok)
     fputs ("  // no results: the frame is not popped at every RET\n", f);
   else
-    write_locals (f, b, sig, true, "_go_sp");
+    write_locals (f, fm->arch, &fm->sig, true, "_go_sp");
   fputs ("}\n", f);
 }
 
@@ -194,14 +178,11 @@ literal_function_name (const char *name)
 /* A function DWARF does not describe: SystemTap resolves no statement
    probe in it (facts.md 2, 3); the entry alias falls back to the symbol. */
 static void
-write_by_name (FILE *f, const struct go_bin *b, const struct go_func *fn,
-               const char *probe)
+write_by_name (FILE *f, const struct go_func_model *fm)
 {
   /* The symbol at the entry: ABI0 functions are NAME.abi0 in .symtab.  */
-  const char *sym = gobin_symbol_at (b, fn->entry);
-  if (sym == NULL)
-    sym = fn->name;
-  if (!gobin_has_symbols (b))
+  const char *sym = fm->symbol != NULL ? fm->symbol : fm->name;
+  if (!fm->symbols)
     {
       fputs ("// no DWARF and no .symtab describe it: no alias\n", f);
       return;
@@ -215,70 +196,59 @@ write_by_name (FILE *f, const struct go_bin *b, const struct go_func *fn,
   fputs ("// no DWARF describes it: the entry alias is function(\"NAME\"), "
          "at the first\n// instruction (it fires again when the stack "
          "grows); no return alias\n", f);
-  fprintf (f, "probe go.func.%s = process(", probe);
-  stp_string (f, b->abspath);
+  fprintf (f, "probe go.func.%s = process(", fm->alias);
+  stp_string (f, fm->binary);
   fputs (").function(", f);
   stp_string (f, sym);
   fputs (")\n{\n", f);
-  if (fn->abi == GO_ABI_INTERNAL)
+  if (fm->abi == GO_ABI_INTERNAL)
     fputs ("  goid = go_goid()\n", f);
   fputs ("}\n", f);
 }
 
 static void
-write_one (FILE *f, const struct go_bin *b, const struct go_func *fn,
-           const char *probe, struct go_params_ctx *pc)
+write_one (FILE *f, const struct go_func_model *fm)
 {
-  struct go_signature sig;
-  bool have_sig = go_signature (pc, b, fn, &sig) == 0;
-  comment_line (f, "\n// ", fn->name);
-  const char *file = gobin_func_file (b, fn);
-  if (file != NULL)
+  comment_line (f, "\n// ", fm->name);
+  if (fm->file != NULL)
     {
-      fprintf (f, "//   line %" PRId32 " of ", gobin_func_line (b, fn));
-      stp_comment_text (f, file);
+      fprintf (f, "//   line %" PRId32 " of ", fm->line);
+      stp_comment_text (f, fm->file);
       putc ('\n', f);
     }
-  fprintf (f, "//   entry %#" PRIx64 ", body %#" PRIx64 ", %s\n", fn->entry,
-           fn->code.body, fn->abi == GO_ABI_ABI0 ? "ABI0" : "ABIInternal");
-  if (!go_params_has_subprogram (pc, fn->entry))
+  fprintf (f, "//   entry %#" PRIx64 ", body %#" PRIx64 ", %s\n", fm->entry,
+           fm->body.addr, fm->abi == GO_ABI_ABI0 ? "ABI0" : "ABIInternal");
+  if (!fm->described)
     {
-      write_by_name (f, b, fn, probe);
-      if (have_sig)
-        go_signature_free (&sig);
+      write_by_name (f, fm);
       return;
     }
-  fprintf (f, "probe go.func.%s = ", probe);
-  statement (f, b, fn->code.body);
+  fprintf (f, "probe go.func.%s = ", fm->alias);
+  statement (f, fm->binary, fm->body.addr);
   putc ('\n', f);
-  entry_body (f, b, fn, &sig, have_sig);
-  if (fn->code.rets.n == 0)
+  entry_body (f, fm);
+  if (fm->nrets == 0)
     fprintf (f, "// no RET instruction (%zu tail exits): no return alias\n",
-             fn->code.tails.n);
+             fm->tails->n);
   else
     {
-      fprintf (f, "probe go.func.%s.return =", probe);
-      for (size_t i = 0; i < fn->code.rets.n; i++)
+      fprintf (f, "probe go.func.%s.return =", fm->alias);
+      for (size_t i = 0; i < fm->nrets; i++)
         {
           fputs (i ? ",\n  " : "\n  ", f);
-          statement (f, b, fn->code.rets.v[i]);
+          statement (f, fm->binary, fm->rets[i].addr);
         }
       putc ('\n', f);
-      return_body (f, b, fn, &sig, have_sig);
+      return_body (f, fm);
     }
-  if (have_sig)
-    go_signature_free (&sig);
 }
 
 /* go_pair_ENTRY.stp: the entry probe of one function's pairing.  */
 static int
-write_pair (const struct go_bin *b, const struct go_func *fn, const char *dir)
+write_pair (const struct go_func_model *fm, const char *dir)
 {
   char name[64];
-  int32_t d;
-  snprintf (name, sizeof name, "go_pair_%" PRIx64 ".stp", fn->entry);
-  if (!entry_sp_delta (b, fn, fn->code.body, &d))
-    d = 0;
+  snprintf (name, sizeof name, "go_pair_%" PRIx64 ".stp", fm->entry);
   struct stp_file sf;
   if (stp_file_open (&sf, dir, name) != 0)
     return -1;
@@ -286,48 +256,52 @@ write_pair (const struct go_bin *b, const struct go_func *fn, const char *dir)
   fputs ("// generated by " PACKAGE_NAME " " PACKAGE_VERSION "; do not edit."
          "\n", f);
   comment_line (f, "// Records each call's entry for the return alias of ",
-                fn->name);
+                fm->name);
   fprintf (f, "function _go_pair_%" PRIx64 ":long () { return 0 }\n",
-           fn->entry);
+           fm->entry);
   fputs ("probe ", f);
-  statement (f, b, fn->code.body);
+  statement (f, fm->binary, fm->body.addr);
   fprintf (f, "\n{\n  _go_pair_entry[go_goid(), go_stack_hi() - "
-           "(_go_user_sp() + %" PRId32 ")] = gettimeofday_ns()\n}\n", d);
+           "(_go_user_sp() + %" PRId32 ")] = gettimeofday_ns()\n}\n",
+           fm->body.sp_delta);
   return stp_file_close (&sf, 1);
 }
 
 int
-write_funcs (const struct go_bin *b, const struct go_func *const *sel,
-             size_t n, const char *dir)
+write_funcs (struct go_model *m, const struct go_func *const *sel, size_t n,
+             const char *dir)
 {
   struct stp_file sf;
   if (stp_file_open (&sf, dir, "go_funcs.stp") != 0)
     return -1;
-  struct go_params_ctx *pc = go_params_begin (b);
   FILE *f = sf.f;
-  int ok = pc != NULL;
+  int ok = 1;
   fputs ("// go_funcs.stp: generated by " PACKAGE_NAME " " PACKAGE_VERSION
          " for one Go binary; do not edit.\n"
          "// Probe aliases go.func.NAME (entry, after the stack check) and\n"
          "// go.func.NAME.return (every RET); see README.md.\n", f);
   for (size_t i = 0; i < n && ok; i++)
     {
-      const struct go_func *fn = sel[i];
-      if (fn->wrapper)
+      if (sel[i]->wrapper)
         continue;               /* the function itself gets the aliases */
-      if (strncmp (fn->name, "go:", 3) == 0)
+      if (strncmp (sel[i]->name, "go:", 3) == 0)
         continue;               /* linker markers (go:textfipsstart...) */
-      char *probe = func_probe_name (fn);
-      if (probe == NULL)
+      struct go_func_model fm;
+      if (go_model_func (m, sel[i], MODEL_SIGNATURE, &fm) != EXIT_OK)
+        {
+          ok = 0;
+          break;
+        }
+      if (fm.alias == NULL)
         ok = 0;
       else
-        write_one (f, b, fn, probe, pc);
-      free (probe);
-      if (ok && fn->code.rets.n > 0 && fn->abi == GO_ABI_INTERNAL
-          && go_params_has_subprogram (pc, fn->entry)
-          && write_pair (b, fn, dir) != 0)
-        ok = 0;
+        {
+          write_one (f, &fm);
+          if (fm.nrets > 0 && fm.abi == GO_ABI_INTERNAL && fm.described
+              && write_pair (&fm, dir) != 0)
+            ok = 0;
+        }
+      go_func_model_free (&fm);
     }
-  go_params_end (pc);
   return stp_file_close (&sf, ok);
 }

@@ -98,7 +98,7 @@ leaf_expr (FILE *f, const struct go_leaf *l, const char *reg,
 }
 
 void
-write_locals (FILE *f, const struct go_bin *b, const struct go_signature *sig,
+write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
               bool results, const char *sp)
 {
   for (size_t i = 0; i < sig->n; i++)
@@ -142,7 +142,7 @@ write_locals (FILE *f, const struct go_bin *b, const struct go_signature *sig,
         for (size_t k = 0; k < v->nleaves; k++)
           {
             const struct go_leaf *l = &v->leaves[k];
-            const char *reg = in_regs ? go_piece_reg (b, &v->pieces[k]) : NULL;
+            const char *reg = in_regs ? go_piece_reg (arch, &v->pieces[k]) : NULL;
             if (l->fp)
               {
                 fprintf (f, "  // %s%s: float, in %s: not readable by "

@@ -5,6 +5,7 @@
 
 #include "gobin.h"
 #include "layout.h"
+#include "model.h"
 #include "params.h"
 
 #include <stdio.h>
@@ -12,7 +13,9 @@
 /* Each writes one file into DIR atomically; 0, or -1 with a message.  */
 int write_target (const struct go_bin *b, const struct go_layout *l,
                   const char *dir);
-int write_funcs (const struct go_bin *b, const struct go_func *const *sel,
+/* go_funcs.stp and go_pair_*.stp: the aliases of the N functions of SEL,
+   each from its record in M (model.h).  */
+int write_funcs (struct go_model *m, const struct go_func *const *sel,
                  size_t n, const char *dir);
 
 /* Can SystemTap probe B at all, and can its path go into process("...")?
@@ -26,7 +29,7 @@ bool write_is_runtime_event (const char *name);
 
 /* The statements that set an alias's locals from SIG's arguments (or
    results), SP being the expression of entry SP (SP at a RET).  */
-void write_locals (FILE *f, const struct go_bin *b,
+void write_locals (FILE *f, enum go_arch arch,
                    const struct go_signature *sig, bool results,
                    const char *sp);
 
