@@ -175,6 +175,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (sel == NULL)
     die ("calloc");
   size_t nsel = 0;
+  struct go_model *m = go_model_begin (&b);
   struct go_params_ctx *pc = go_params_begin (&b);
   for (size_t k = 0; k < n; k++)
     {
@@ -198,7 +199,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                   touch (sig.v[v].name);
                   touch (sig.v[v].type);
                   for (size_t p = 0; p < sig.v[v].npieces; p++)
-                    touch (go_piece_reg (&b, &sig.v[v].pieces[p]));
+                    touch (go_piece_reg (b.arch, &sig.v[v].pieces[p]));
                 }
               go_signature_free (&sig);
             }
@@ -214,11 +215,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     go_params_end (pc);
 
   struct go_layout layout;
-  if (write_check_probeable (&b) == EXIT_OK
+  if (m != NULL && write_check_probeable (&b) == EXIT_OK
       && gobin_runtime_layout (&b, &layout) == 0
       && write_target (&b, &layout, outdir) == 0)
-    write_funcs (&b, sel, nsel, outdir);
+    write_funcs (m, sel, nsel, outdir);
   empty_dir (outdir);
+  go_model_end (m);
 
   free (sel);
   gobin_close (&b);
