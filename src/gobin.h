@@ -122,26 +122,12 @@ struct go_bin
   size_t gnu_build_id_len;
 
   /* pclntab */
-  const uint8_t *pcln;          /* start of the pclntab in the image */
-  size_t pcln_size;             /* bytes available from pcln on */
-  uint64_t pcln_vaddr;
   enum go_pcln_ver pcln_ver;
-  unsigned quantum;
   uint64_t text_start;
-  const uint8_t *funcnametab, *cutab, *filetab, *pctab, *functab;
-  size_t funcnametab_size, cutab_size, filetab_size, pctab_size, functab_size;
-
+  struct go_pclntab *pclntab;   /* read-pclntab.c's state: its tables and
+                                   the name index */
   struct go_func *funcs;        /* sorted by entry */
   size_t nfuncs;
-
-  /* Functions by name (read-pclntab.c), for gobin_func_named: a hash of
-     the name picks a bucket, which holds 1 + the index of the first
-     function (lowest entry) of each name that falls in it, chained by
-     name_chain; name_next chains the functions of one name in address
-     order.  0 ends a chain.  */
-  uint32_t *name_buckets;
-  size_t name_nbuckets;         /* a power of two */
-  uint32_t *name_chain, *name_next;
 
   struct go_sym *syms;          /* .symtab functions, sorted by address */
   size_t nsyms;

@@ -32,6 +32,26 @@ enum
   MAX_PCVALUE_STEPS = 1 << 20,
 };
 
+/* This reader's state (gobin.h points to it): where the tables are, and
+   the name index.  */
+struct go_pclntab
+{
+  const uint8_t *pcln;          /* start of the pclntab in the image */
+  size_t pcln_size;             /* bytes available from pcln on */
+  uint64_t pcln_vaddr;
+  unsigned quantum;
+  const uint8_t *funcnametab, *cutab, *filetab, *pctab, *functab;
+  size_t funcnametab_size, cutab_size, filetab_size, pctab_size, functab_size;
+  /* Functions by name, for gobin_func_named: a hash of the name picks a
+     bucket, which holds 1 + the index of the first function (lowest
+     entry) of each name that falls in it, chained by name_chain;
+     name_next chains the functions of one name in address order.  0 ends
+     a chain.  */
+  uint32_t *name_buckets;
+  size_t name_nbuckets;         /* a power of two */
+  uint32_t *name_chain, *name_next;
+};
+
 static uint32_t
 u32 (const uint8_t *p)
 {
@@ -88,10 +108,10 @@ parse_header (struct go_bin *b, const uint8_t *p, size_t avail)
   if (avail < 16 || !magic_version (u32 (p), &ver) || p[4] != 0 || p[5] != 0
       || (p[6] != 1 && p[6] != 2 && p[6] != 4) || p[7] != 8)
     return false;
-  b->pcln = p;
-  b->pcln_size = avail;
+  b->pclntab->pcln = p;
+  b->pclntab->pcln_size = avail;
   b->pcln_ver = ver;
-  b->quantum = p[6];
+  b->pclntab->quantum = p[6];
   unsigned ps = p[7];
   uint64_t w[8];
   unsigned nwords = ver == GO_PCLN_12 ? 1 : ver == GO_PCLN_116 ? 7 : 8;
@@ -129,16 +149,16 @@ parse_header (struct go_bin *b, const uint8_t *p, size_t avail)
   uint64_t esz = ver >= GO_PCLN_118 ? 8 : 2 * ps;
   if (nfunc > (avail - ftab) / esz)
     return false;
-  b->funcnametab = p + names;
-  b->funcnametab_size = avail - names;
-  b->cutab = p + cu;
-  b->cutab_size = avail - cu;
-  b->filetab = p + files;
-  b->filetab_size = avail - files;
-  b->pctab = p + pcs;
-  b->pctab_size = avail - pcs;
-  b->functab = p + ftab;
-  b->functab_size = avail - ftab;
+  b->pclntab->funcnametab = p + names;
+  b->pclntab->funcnametab_size = avail - names;
+  b->pclntab->cutab = p + cu;
+  b->pclntab->cutab_size = avail - cu;
+  b->pclntab->filetab = p + files;
+  b->pclntab->filetab_size = avail - files;
+  b->pclntab->pctab = p + pcs;
+  b->pclntab->pctab_size = avail - pcs;
+  b->pclntab->functab = p + ftab;
+  b->pclntab->functab_size = avail - ftab;
   b->nfuncs = nfunc;
   return true;
 }
@@ -151,7 +171,7 @@ try_vaddr (struct go_bin *b, uint64_t vaddr)
   const uint8_t *p = gobin_vaddr (b, vaddr, 16, &avail);
   if (p == NULL || !parse_header (b, p, avail))
     return false;
-  b->pcln_vaddr = vaddr;
+  b->pclntab->pcln_vaddr = vaddr;
   return true;
 }
 
@@ -164,7 +184,7 @@ try_section (struct go_bin *b, const char *name)
   const uint8_t *p = gobin_at (b, sh.sh_offset, sh.sh_size);
   if (p == NULL || !parse_header (b, p, sh.sh_size))
     return false;
-  b->pcln_vaddr = sh.sh_addr;
+  b->pclntab->pcln_vaddr = sh.sh_addr;
   return true;
 }
 
@@ -174,11 +194,11 @@ static const uint8_t *
 find_moduledata (const struct go_bin *b)
 {
   GElf_Shdr sh;
-  uint64_t want_names = b->pcln_vaddr + (uint64_t) (b->funcnametab - b->pcln);
+  uint64_t want_names = b->pclntab->pcln_vaddr + (uint64_t) (b->pclntab->funcnametab - b->pclntab->pcln);
   if (gobin_section (b, ".go.module", &sh) != NULL)
     {
       const uint8_t *m = gobin_at (b, sh.sh_offset, (MODULEDATA_TEXT + 1) * 8);
-      if (m != NULL && gobin_read_uint (b, m, 8) == b->pcln_vaddr)
+      if (m != NULL && gobin_read_uint (b, m, 8) == b->pclntab->pcln_vaddr)
         return m;
     }
   for (size_t i = 0; i < b->nsegs; i++)
@@ -190,7 +210,7 @@ find_moduledata (const struct go_bin *b)
            o + (MODULEDATA_TEXT + 1) * 8 <= s->filesz; o += 8)
         {
           const uint8_t *m = b->image + s->offset + o;
-          if (gobin_read_uint (b, m, 8) == b->pcln_vaddr
+          if (gobin_read_uint (b, m, 8) == b->pclntab->pcln_vaddr
               && gobin_read_uint (b, m + 8, 8) == want_names)
             return m;
         }
@@ -234,9 +254,9 @@ gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
                     void (*fn) (uint64_t pc, int32_t value, void *arg),
                     void *arg)
 {
-  if (table == 0 || table >= b->pctab_size)
+  if (table == 0 || table >= b->pclntab->pctab_size)
     return -1;
-  const uint8_t *p = b->pctab + table, *end = b->pctab + b->pctab_size;
+  const uint8_t *p = b->pclntab->pctab + table, *end = b->pclntab->pctab + b->pclntab->pctab_size;
   int64_t val = -1;
   uint64_t pc = f->entry;
   for (int step = 0; step < MAX_PCVALUE_STEPS && pc < f->end; step++)
@@ -262,7 +282,7 @@ gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
       if (val > INT32_MAX || val < INT32_MIN || v[1] > UINT32_MAX)
         return -1;
       fn (pc, (int32_t) val, arg);
-      pc += v[1] * b->quantum;
+      pc += v[1] * b->pclntab->quantum;
     }
   return 0;
 }
@@ -326,20 +346,20 @@ gobin_func_file (const struct go_bin *b, const struct go_func *f)
   if (b->pcln_ver == GO_PCLN_12)
     {
       /* filetab: count, then offsets from the pclntab start.  */
-      if (b->filetab_size < 4 || fno == 0
-          || (uint64_t) fno >= u32 (b->filetab)
-          || ((uint64_t) fno + 1) * 4 > b->filetab_size)
+      if (b->pclntab->filetab_size < 4 || fno == 0
+          || (uint64_t) fno >= u32 (b->pclntab->filetab)
+          || ((uint64_t) fno + 1) * 4 > b->pclntab->filetab_size)
         return NULL;
-      return table_string (b->pcln, b->pcln_size,
-                           u32 (b->filetab + (uint64_t) fno * 4));
+      return table_string (b->pclntab->pcln, b->pclntab->pcln_size,
+                           u32 (b->pclntab->filetab + (uint64_t) fno * 4));
     }
   uint64_t idx = (uint64_t) f->cuoff + (uint64_t) fno;
-  if ((idx + 1) * 4 > b->cutab_size)
+  if ((idx + 1) * 4 > b->pclntab->cutab_size)
     return NULL;
-  uint32_t off = u32 (b->cutab + idx * 4);
+  uint32_t off = u32 (b->pclntab->cutab + idx * 4);
   if (off == UINT32_MAX)
     return NULL;
-  return table_string (b->filetab, b->filetab_size, off);
+  return table_string (b->pclntab->filetab, b->pclntab->filetab_size, off);
 }
 
 int32_t
@@ -390,14 +410,14 @@ read_functions (struct go_bin *b)
       return EXIT_ERROR;
     }
   /* Where funcoff values count from.  */
-  const uint8_t *recbase = b->pcln_ver == GO_PCLN_12 ? b->pcln : b->functab;
-  size_t recsize = b->pcln_ver == GO_PCLN_12 ? b->pcln_size : b->functab_size;
+  const uint8_t *recbase = b->pcln_ver == GO_PCLN_12 ? b->pclntab->pcln : b->pclntab->functab;
+  size_t recsize = b->pcln_ver == GO_PCLN_12 ? b->pclntab->pcln_size : b->pclntab->functab_size;
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     {
-      const uint8_t *e = b->functab + i * esz;
+      const uint8_t *e = b->pclntab->functab + i * esz;
       /* The entry after the last is the end pc: checked in parse_header. */
-      if ((i + 1) * esz + (esz / 2) > b->functab_size)
+      if ((i + 1) * esz + (esz / 2) > b->pclntab->functab_size)
         {
           error (0, 0, "%s: corrupted pclntab: function table truncated",
                  b->path);
@@ -430,7 +450,7 @@ read_functions (struct go_bin *b)
       const uint8_t *rec = recbase + funcoff;
       uint64_t rentry = b->pcln_ver >= GO_PCLN_118
         ? b->text_start + u32 (rec) : gobin_read_uint (b, rec, ps);
-      const char *name = table_string (b->funcnametab, b->funcnametab_size,
+      const char *name = table_string (b->pclntab->funcnametab, b->pclntab->funcnametab_size,
                                        func_field (b, rec, 1));
       if (rentry != entry || name == NULL || next == entry)
         {
@@ -491,28 +511,28 @@ index_names (struct go_bin *b)
   while (nb < 2 * n)
     nb *= 2;
   uint32_t *last = calloc (n, sizeof *last);    /* of each name's chain */
-  b->name_buckets = calloc (nb, sizeof *b->name_buckets);
-  b->name_chain = calloc (n, sizeof *b->name_chain);
-  b->name_next = calloc (n, sizeof *b->name_next);
-  if (last == NULL || b->name_buckets == NULL || b->name_chain == NULL
-      || b->name_next == NULL)
+  b->pclntab->name_buckets = calloc (nb, sizeof *b->pclntab->name_buckets);
+  b->pclntab->name_chain = calloc (n, sizeof *b->pclntab->name_chain);
+  b->pclntab->name_next = calloc (n, sizeof *b->pclntab->name_next);
+  if (last == NULL || b->pclntab->name_buckets == NULL || b->pclntab->name_chain == NULL
+      || b->pclntab->name_next == NULL)
     {
       free (last);
       error (0, errno, "calloc");
       return EXIT_ERROR;
     }
-  b->name_nbuckets = nb;
+  b->pclntab->name_nbuckets = nb;
   for (size_t i = 0; i < n; i++)
     {
-      uint32_t *slot = &b->name_buckets[name_hash (b->funcs[i].name)
+      uint32_t *slot = &b->pclntab->name_buckets[name_hash (b->funcs[i].name)
                                         & (nb - 1)];
       while (*slot != 0 && strcmp (b->funcs[*slot - 1].name,
                                    b->funcs[i].name) != 0)
-        slot = &b->name_chain[*slot - 1];
+        slot = &b->pclntab->name_chain[*slot - 1];
       if (*slot == 0)
         *slot = (uint32_t) i + 1;               /* a new name */
       else
-        b->name_next[last[*slot - 1]] = (uint32_t) i + 1;
+        b->pclntab->name_next[last[*slot - 1]] = (uint32_t) i + 1;
       last[*slot - 1] = (uint32_t) i;
     }
   free (last);
@@ -522,28 +542,28 @@ index_names (struct go_bin *b)
 const struct go_func *
 gobin_func_named (const struct go_bin *b, const char *name)
 {
-  if (b->name_nbuckets == 0)
+  if (b->pclntab->name_nbuckets == 0)
     return NULL;
-  uint32_t k = b->name_buckets[name_hash (name) & (b->name_nbuckets - 1)];
+  uint32_t k = b->pclntab->name_buckets[name_hash (name) & (b->pclntab->name_nbuckets - 1)];
   while (k != 0 && strcmp (b->funcs[k - 1].name, name) != 0)
-    k = b->name_chain[k - 1];
+    k = b->pclntab->name_chain[k - 1];
   return k != 0 ? &b->funcs[k - 1] : NULL;
 }
 
 const struct go_func *
 gobin_next_named (const struct go_bin *b, const struct go_func *f)
 {
-  uint32_t k = b->name_next[f - b->funcs];
+  uint32_t k = b->pclntab->name_next[f - b->funcs];
   return k != 0 ? &b->funcs[k - 1] : NULL;
 }
 
 const struct go_func *
 gobin_next_name (const struct go_bin *b, struct go_name_iter *it)
 {
-  for (; it->bucket < b->name_nbuckets; it->bucket++, it->link = 0)
+  for (; it->bucket < b->pclntab->name_nbuckets; it->bucket++, it->link = 0)
     {
-      uint32_t h = it->link == 0 ? b->name_buckets[it->bucket]
-        : b->name_chain[it->link - 1];
+      uint32_t h = it->link == 0 ? b->pclntab->name_buckets[it->bucket]
+        : b->pclntab->name_chain[it->link - 1];
       if (h != 0)
         {
           it->link = h;
@@ -557,18 +577,27 @@ void
 gobin_pclntab_fini (struct go_bin *b)
 {
   free (b->funcs);
-  free (b->name_buckets);
-  free (b->name_chain);
-  free (b->name_next);
   b->funcs = NULL;
-  b->name_buckets = b->name_chain = b->name_next = NULL;
-  b->nfuncs = b->name_nbuckets = 0;
+  b->nfuncs = 0;
+  if (b->pclntab == NULL)
+    return;
+  free (b->pclntab->name_buckets);
+  free (b->pclntab->name_chain);
+  free (b->pclntab->name_next);
+  free (b->pclntab);
+  b->pclntab = NULL;
 }
 
 int
 gobin_read_pclntab (struct go_bin *b)
 {
   uint64_t v;
+  b->pclntab = calloc (1, sizeof *b->pclntab);
+  if (b->pclntab == NULL)
+    {
+      error (0, errno, "calloc");
+      return EXIT_ERROR;
+    }
   bool found = try_section (b, ".gopclntab")
     || try_section (b, ".data.rel.ro.gopclntab")
     || (gobin_own_symbol (b, "runtime.pclntab", &v, NULL) && try_vaddr (b, v));
