@@ -212,7 +212,7 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
     }
   for (size_t i = 0; i < (all ? b->nfuncs : named.n); i++)
     {
-      struct go_func *f = all ? &b->funcs[i] : (struct go_func *) named.v[i];
+      const struct go_func *f = all ? &b->funcs[i] : named.v[i];
       if (f->wrapper)
         continue;
       bool ret = false, use = write_is_runtime_event (f->name);

@@ -242,7 +242,8 @@ int gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
 /* read-code.c: gobin_code_fini also frees what gobin_analyze found.  */
 int gobin_code_init (struct go_bin *b);
 void gobin_code_fini (struct go_bin *b);
-int gobin_analyze (struct go_bin *b, struct go_func *f);
+/* Analyse the machine code of F, a function of B, once: its code field.  */
+int gobin_analyze (struct go_bin *b, const struct go_func *f);
 
 /* read-abi.c */
 void gobin_classify_abi (struct go_bin *b);

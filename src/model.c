@@ -76,8 +76,7 @@ go_model_func (struct go_model *m, const struct go_func *f, unsigned parts,
 {
   struct go_bin *b = m->b;
   memset (out, 0, sizeof *out);
-  /* The analysis is the reader's cache of F, which belongs to B.  */
-  int ret = gobin_analyze (b, &b->funcs[f - b->funcs]);
+  int ret = gobin_analyze (b, f);
   if (ret != EXIT_OK)
     return ret;
   out->binary = b->abspath;

@@ -280,8 +280,10 @@ find_body (const struct go_bin *b, const struct go_func *f,
 }
 
 int
-gobin_analyze (struct go_bin *b, struct go_func *f)
+gobin_analyze (struct go_bin *b, const struct go_func *cf)
 {
+  /* The analysis is kept in the function's record of B's own table.  */
+  struct go_func *f = &b->funcs[cf - b->funcs];
   struct go_code *c = &f->code;
   if (c->done)
     return EXIT_OK;

@@ -118,7 +118,7 @@ select_functions (struct go_bin *b, const struct select_args *a,
       }
   for (size_t i = 0; i < n; i++)
     {
-      int r = gobin_analyze (b, (struct go_func *) sel[i]);
+      int r = gobin_analyze (b, sel[i]);
       if (r != EXIT_OK)
         {
           ret = r;
