@@ -19,7 +19,10 @@
 #     refusals of the image's gostap;
 #  6. e2e/check-e2e.py asserts on the values printed: (a) newstack sizes
 #     and backtraces, (b) argument and result values against the abi
-#     fixture's own CALL/RET lines, (c) entry/return pairing, (d) goroutine
+#     fixture's own CALL/RET lines, also (values_split) for the Go 1.24
+#     build stripped, its DWARF in a separate debug file found by build id
+#     (by gostap gen here and by stap in the chroot), (c) entry/return
+#     pairing, (d) goroutine
 #     ids, (e) a >= 30 s run under load, (f) the transcript of gostap run:
 #     sizes double, main.rec with main.go:LINE, the module from the cache.
 #
@@ -98,6 +101,19 @@ for fv in "grow w growW" "cgo cgo cgo"; do
     hard_error "gostap gen $name-$SPECIAL_VERSION failed"
 done
 sed -i "s|@CGO_BIN@|$share/bin/cgo-$SPECIAL_VERSION|" "$share/scripts/cgo.stp"
+# A stripped build with its DWARF in a separate file, as distributions ship
+# it (objcopy --only-keep-debug, strip -s), found by its build id in a
+# debug directory of the share (SYSTEMTAP_DEBUGINFO_PATH, for gostap here
+# and for stap in the chroot): abiS-V, the abi fixture of Go V.
+src=$(awk -v v="$SPECIAL_VERSION" '$2 == v && $3 == "default" && $4 == "abi" { print $1 }' <<< "$manifest")
+bid=$(readelf -n "$src" | awk '/Build ID:/ { print $3; exit }')
+[ -n "$bid" ] || hard_error "the abi fixture of Go $SPECIAL_VERSION has no GNU build id"
+mkdir -p "$share/debug/.build-id/${bid:0:2}"
+objcopy --only-keep-debug "$src" "$share/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+strip -s "$src" -o "$share/bin/abiS-$SPECIAL_VERSION"
+export SYSTEMTAP_DEBUGINFO_PATH=$share/debug
+"$GOSTAP" gen "$share/bin/abiS-$SPECIAL_VERSION" -o "$share/ts/abiS-$SPECIAL_VERSION" "main.*" ||
+  hard_error "gostap gen abiS-$SPECIAL_VERSION (split debuginfo) failed"
 for v in $GOSTAP_RUN_VERSIONS; do
   src=$(awk -v v="$v" '$2 == v && $3 == "default" && $4 == "demo" { print $1 }' <<< "$manifest")
   [ -n "$src" ] || hard_error "no demo binary for Go $v in the manifest"
@@ -120,6 +136,7 @@ for v in $VERSIONS; do
   jobs+=("values_${v/./_} values abi $v" "pairing_${v/./_} pairing grow $v")
 done
 jobs+=("wbuild wbuild growW $SPECIAL_VERSION" "cgo cgo cgo $SPECIAL_VERSION")
+jobs+=("values_split values abiS $SPECIAL_VERSION")
 [ "$LOAD_SECONDS" -gt 0 ] && jobs+=("load load grow $LOAD_VERSION")
 
 compile_one () {
@@ -218,6 +235,8 @@ EOF
   echo "\"\$S/bin/growW-$SPECIAL_VERSION\" > \"\$S/out/base_wbuild.prog\" 2>&1"
   echo "run wbuild wbuild 240 \"\$S/bin/growW-$SPECIAL_VERSION\""
   echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
+  echo "\"\$S/bin/abiS-$SPECIAL_VERSION\" > \"\$S/out/base_abi_split.prog\" 2>&1; echo \$? > \"\$S/out/base_abi_split.rc\""
+  echo "run values_split values_split 240 \"\$S/bin/abiS-$SPECIAL_VERSION\""
   [ "$LOAD_SECONDS" -gt 0 ] && echo "run load load $((LOAD_SECONDS + 240)) \"\$S/scripts/load.sh\" \"\$S/bin/grow-$LOAD_VERSION\" $LOAD_SECONDS \"\$S/out/load.runs\""
   echo 'echo "guest: done"'
 } > "$share/guest.sh"
@@ -241,7 +260,7 @@ run_s=$(sed -n 's/^gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$sha
 # --- checks ---------------------------------------------------------------------------
 st=0
 E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
-  E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" \
+  E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION \
   python3 "$e2e/check-e2e.py" "$share/out" $VERSIONS || st=$?
 echo "timings: fixtures ${t_fixtures} s, image ${t_image} s, module compile ${t_compile} s" \
      "(${#jobs[@]} modules), gostap build in the image ${t_gbuild} s, gostap run -p4" \

@@ -9,7 +9,8 @@ program run without probes) and checks values, not that something ran:
      with every growth starting from the size the previous one reached, up
      to at least 64 KiB; the sampled backtrace names main.rec with
      main.go:LINE;
- (b) values_V: every field stap printed equals the abi program's own
+ (b) values_V (and values_split: the Go 1.24 build stripped, its DWARF in
+     a separate debug file): every field stap printed equals the abi program's own
      CALL/RET output, for every probed function and call;
  (c) pairing_V: main.rec entries == returns == the program's call count,
      per goroutine too; go_unpaired_calls() == 0; no negative latency;
@@ -209,12 +210,12 @@ GENERIC_NAMED_FROM = {"main.gmax[int]": (1, 21)}
 WRAPPER_BEFORE_121 = {"main.(*Pt).Scale-fm"}
 
 
-def check_values(v):
-    name = f"values_{v.replace('.', '_')}"
+def check_values(v, name=None, base_name=None):
+    name = name or f"values_{v.replace('.', '_')}"
     if not ran(name):
         return
     stap, prog = read(name + ".stap") or "", read(name + ".prog") or ""
-    base = read(f"base_abi_{v.replace('.', '_')}.prog") or ""
+    base = read(base_name or f"base_abi_{v.replace('.', '_')}.prog") or ""
     check(prog == base and prog.count("\nRET ") > 40,
           f"{name}: the program's output under probes equals its output without")
     want = {}   # (kind, name) -> [fields...] in call order
@@ -567,6 +568,10 @@ for v in versions:
         check_newstack(v, f"newstackfl_{u}", True)
 for v in versions:
     check_values(v)
+# (b') the abi fixture stripped, its DWARF in a separate debug file.
+split_v = os.environ.get("E2E_SPLIT_VERSION")
+if split_v:
+    check_values(split_v, "values_split", "base_abi_split.prog")
 for v in versions:
     check_pairing(v)
 load_v = "1.24" if "1.24" in versions else versions[0]

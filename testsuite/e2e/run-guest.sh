@@ -70,8 +70,10 @@ compile)
       mount -t proc proc "$root/proc"
       mount --bind /dev "$root/dev"
       cd "$share/mod"
+      # SYSTEMTAP_DEBUGINFO_PATH, when set, names debug directories under
+      # the share (separate debuginfo of stripped binaries).
       exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-        LANG=C.UTF-8 /bin/sh -c "cd \"\$0\" && exec stap -p4 -r \"\$1\" -m \"\$2\" \"\$3\" \"\$@\"" \
+        LANG=C.UTF-8 ${SYSTEMTAP_DEBUGINFO_PATH:+"SYSTEMTAP_DEBUGINFO_PATH=$SYSTEMTAP_DEBUGINFO_PATH"} /bin/sh -c "cd \"\$0\" && exec stap -p4 -r \"\$1\" -m \"\$2\" \"\$3\" \"\$@\"" \
         "$share/mod" "$kver" "$name" "$script" "$@"
     ' sh "$root" "$share" "$kver" "$name" "$script" "$@" >"$share/mod/$name.log" 2>&1 || {
       st=$?
