@@ -8,7 +8,7 @@
        `--------------' `------------------'
           package          T-type . method
    The package path is one component and each part of the symbol another,
-   so `probe go.func.main.*` and `probe go.func.net_2fhttp.*` select a
+   so `probe go.func.main.*` and `probe go.func.net__http.*` select a
    package.  Inside a component:
        letters and digits     as they are (a leading digit is escaped)
        '/'                    "__"

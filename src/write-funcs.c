@@ -108,11 +108,26 @@ comment_line (FILE *f, const char *label, const char *text)
   putc ('\n', f);
 }
 
+/* funcname, filename, lineno: the locals SystemTap's python.function.entry
+   gives, so that scripts key on the Go name rather than on pn().  Unused,
+   they cost nothing: stap drops assignments to locals no one reads.  */
+static void
+source_locals (FILE *f, const struct go_func_model *fm)
+{
+  fputs ("  funcname = ", f);
+  stp_string (f, fm->name);
+  fputs ("\n  filename = ", f);
+  stp_string (f, fm->file != NULL ? fm->file : "");
+  fprintf (f, "\n  lineno = %" PRId32 "\n",
+           fm->file != NULL && fm->line > 0 ? fm->line : 0);
+}
+
 /* The body of the entry alias.  */
 static void
 entry_body (FILE *f, const struct go_func_model *fm)
 {
   fputs ("{\n", f);
+  source_locals (f, fm);
   if (fm->abi == GO_ABI_INTERNAL)
     fputs ("  goid = go_goid()\n", f);
   else
@@ -135,6 +150,7 @@ static void
 return_body (FILE *f, const struct go_func_model *fm)
 {
   fputs ("{\n", f);
+  source_locals (f, fm);
   fputs ("  _go_sp = _go_user_sp()\n", f);
   if (fm->abi == GO_ABI_INTERNAL)
     /* The pairing's lookup written out, not called: every call of a
@@ -201,6 +217,7 @@ write_by_name (FILE *f, const struct go_func_model *fm)
   fputs (").function(", f);
   stp_string (f, sym);
   fputs (")\n{\n", f);
+  source_locals (f, fm);
   if (fm->abi == GO_ABI_INTERNAL)
     fputs ("  goid = go_goid()\n", f);
   fputs ("}\n", f);

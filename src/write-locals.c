@@ -28,7 +28,7 @@ static const char *const reserved[] = {
   "limit", "return", "delete", "while", "break", "continue", "next",
   "string", "long", "try", "catch", "private", "stat", "in", "and", "or",
   /* the aliases' own locals */
-  "goid", "go_entry_ns", "go_latency_ns",
+  "goid", "go_entry_ns", "go_latency_ns", "funcname", "filename", "lineno",
   /* public globals of SystemTap's own tapsets (4.8 - 5.x): a local of
      that name would be the global */
   "argc", "argv", "NULL", "tls_debug", "tls_link_map_name", "tls_module",

@@ -28,6 +28,7 @@ SHAPES = [
     r'  ' + PROC + r',?',
     r'\{', r'\}',
     r'  goid = go_goid\(\)',
+    r'  (funcname|filename) = ' + STR, r'  lineno = [0-9]+',
     # locals of arguments and results (write-locals.c)
     r'  _go_sp = _go_user_sp\(\)( \+ [0-9]+)?',
     r'  ' + IDENT + r' = (' + '|'.join([

@@ -76,10 +76,10 @@ sed 's/^/image: /' "$image/info"
 # there too: the paths gostap gen writes into the tapsets hold everywhere.
 share=$tmp/share
 mkdir -p "$share/bin" "$share/ts" "$share/mod" "$share/out" "$share/scripts"
-cp "$testsuite/../tapsets/"*.stp "$share/scripts/"
+cp "$testsuite/../tapsets/"*.stp "$testsuite/../tapsets/"*.stpm "$share/scripts/"
 cp "$e2e"/*.stp "$e2e/load.sh" "$share/scripts/"
 cp -r "$e2e/bt-fileline" "$e2e/bt-symbols" "$share/scripts/"
-mkdir -p "$share/tapsets" && mv "$share/scripts/"go_*.stp "$share/tapsets/"
+mkdir -p "$share/tapsets" && mv "$share/scripts/"go_*.stp "$share/scripts/"go_*.stpm "$share/tapsets/"
 for v in $VERSIONS; do
   for f in abi grow; do
     src=$(awk -v v="$v" -v f="$f" '$2 == v && $3 == "default" && $4 == f { print $1 }' <<< "$manifest")

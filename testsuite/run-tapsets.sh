@@ -49,7 +49,13 @@ probe go.runtime.stack_grow {
 }
 probe go.goroutine.create { printf("%d %d\n", goid, parent_goid) }
 probe go.goroutine.exit { printf("%d\n", goid) }
-probe go.goroutine.state { printf("%d %d %d\n", goid, old, new) }
+probe go.goroutine.state {
+  printf("%d %d %d %s %d\n", goid, old, new, go_gstatus_name(new),
+         new == @go_gstatus_runnable && old == @go_gstatus_waiting)
+}
+probe go.func.runtime.newstack, go.func.runtime.newproc1.return {
+  printf("%s %s %d\n", funcname, filename, lineno)
+}
 probe go.gc.start, go.gc.done, go.runtime.world_stop, go.runtime.world_start {
   printf("%d\n", goid)
 }
@@ -91,6 +97,17 @@ while read -r bin ver variant fixture arch; do
     fi
   fi
 done < "$tmp/manifest"
+
+# stapusr members probe their own processes (stap --unprivileged): the
+# goroutine register and the stack pointer are theirs to read.
+checks=$((checks + 1))
+bin=$(awk '$2 == "1.24" && $3 == "default" && $4 == "grow" { print $1; exit }' "$tmp/manifest")
+if $STAP --unprivileged -p2 -I "$tapsets" -e "probe process(\"$bin\").function(\"main.rec\") {
+       printf(\"%x %x %d\\n\", go_g(), _go_user_sp(), @go_gstatus_waiting) }" >/dev/null 2>"$tmp/stap.err"; then
+  echo "ok - go_g() and _go_user_sp() elaborate under --unprivileged (myproc-unprivileged)"
+else
+  fail "--unprivileged: $(grep -v '^WARNING' "$tmp/stap.err" | head -3)"
+fi
 
 # Hostile names (see run-gen.sh): the patched binary's tapsets elaborate.
 gobin=$(awk '$2 == "1.22" && $3 == "default" && $4 == "abi" { print $1; exit }' "$tmp/manifest")
