@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "gobin.h"
 #include "run.h"
+#include "select.h"
 
 /* Set by parse_opt.  */
 struct doctor_args
@@ -91,7 +92,7 @@ cmd_doctor (int argc, char **argv)
     return EXIT_OK;
 
   struct go_bin b;
-  int ret = gobin_open (&b, a.binary);
+  int ret = select_prepare (&b, a.binary, 0, NULL);
   if (ret != EXIT_OK)
     {
       gobin_close (&b);

@@ -80,17 +80,10 @@ cmd_gen (int argc, char **argv)
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     return EXIT_USAGE;
 
-  ret = gobin_open (&b, a.sel.binary);
+  ret = select_prepare (&b, a.sel.binary, PREPARE_PROBEABLE | PREPARE_LAYOUT,
+                        &layout);
   if (ret != EXIT_OK)
     goto out;
-  ret = write_check_probeable (&b);
-  if (ret != EXIT_OK)
-    goto out;
-  if (gobin_runtime_layout (&b, &layout) != 0)
-    {
-      ret = EXIT_BADINPUT;
-      goto out;
-    }
   ret = select_functions (&b, &a.sel, write_runtime_events,
                           write_nruntime_events, &sel, &n);
   if (ret != EXIT_OK)

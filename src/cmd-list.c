@@ -280,7 +280,7 @@ cmd_list (int argc, char **argv)
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     return EXIT_USAGE;
 
-  ret = gobin_open (&b, a.sel.binary);
+  ret = select_prepare (&b, a.sel.binary, 0, NULL);
   if (ret != EXIT_OK)
     goto out;
   ret = select_functions (&b, &a.sel, NULL, 0, &sel, &n);

@@ -373,11 +373,9 @@ cmd_run (int argc, char **argv)
   if (run_read_script (&s, script, inline_script) != 0)
     goto out;
 
-  ret = gobin_open (&b, program);
+  /* The layout is read only when the cache misses (generate).  */
+  ret = select_prepare (&b, program, PREPARE_PROBEABLE, NULL);
   opened = true;
-  if (ret != EXIT_OK)
-    goto out;
-  ret = write_check_probeable (&b);
   if (ret != EXIT_OK)
     goto out;
   bool guru = false;

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "select.h"
+#include "write.h"
 
 error_t
 select_parse (struct select_args *a, int key, char *arg,
@@ -142,5 +144,18 @@ out:
     }
   *selp = sel;
   *np = n;
+  return ret;
+}
+
+int
+select_prepare (struct go_bin *b, const char *path, unsigned needs,
+                struct go_layout *layout)
+{
+  int ret = gobin_open (b, path);
+  if (ret == EXIT_OK && (needs & PREPARE_PROBEABLE))
+    ret = write_check_probeable (b);
+  if (ret == EXIT_OK && (needs & PREPARE_LAYOUT)
+      && gobin_runtime_layout (b, layout) != 0)
+    ret = EXIT_BADINPUT;
   return ret;
 }

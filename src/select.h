@@ -15,6 +15,17 @@ struct select_args
   int nglobs;
 };
 
+/* What a command needs of a binary before it selects and writes, in the
+   one order every command uses (as git's RUN_SETUP): open it (gobin.c);
+   with PREPARE_PROBEABLE, check that SystemTap can probe it and take its
+   path (write_check_probeable); with PREPARE_LAYOUT, read the runtime's
+   layout into *LAYOUT.  An exit status, after one line; B is to be closed
+   with gobin_close whatever it returns.  */
+enum { PREPARE_PROBEABLE = 1, PREPARE_LAYOUT = 2 };
+struct go_layout;
+int select_prepare (struct go_bin *b, const char *path, unsigned needs,
+                    struct go_layout *layout);
+
 /* For a command's argp parser: takes BINARY and the GLOBs that follow.
    ARGP_ERR_UNKNOWN for other keys.  */
 error_t select_parse (struct select_args *a, int key, char *arg,
