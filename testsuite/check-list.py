@@ -63,24 +63,18 @@ import struct
 import subprocess
 import sys
 
-MAXDIAG = 8  # "# " lines per failed check
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gostaptest import Tap, gostap_list  # noqa: E402
+import gostaptest  # noqa: E402
 
 
 def die(msg):
-    print(f"Bail out! check-list.py: {msg}")
-    sys.exit(99)
+    gostaptest.die("check-list.py", msg)
 
 
 def run(argv):
     """Run argv, return its stdout; a hard error if it fails."""
-    try:
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, errors="replace")
-    except OSError as e:
-        die(f"cannot run {argv[0]}: {e}")
-    if p.returncode != 0:
-        die(f"{' '.join(argv)} exited {p.returncode}: {p.stderr.strip()[:300]}")
-    return p.stdout
+    return gostaptest.run("check-list.py", argv)
 
 
 def hexs(a):
@@ -306,30 +300,6 @@ def decoded_lines(path):
 
 # ---------------------------------------------------------------- the checks
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-        self.mismatches = 0
-
-    def check(self, desc, problems, skip=None):
-        """One TAP line; problems is a list of strings (mismatches)."""
-        self.n += 1
-        if skip:
-            print(f"ok {self.n} - {desc} # SKIP {skip}")
-            return
-        if problems:
-            self.failed += 1
-            self.mismatches += len(problems)
-            print(f"not ok {self.n} - {desc} ({len(problems)} mismatches)")
-            for p in problems[:MAXDIAG]:
-                print(f"#   {p}")
-            if len(problems) > MAXDIAG:
-                print(f"#   ... and {len(problems) - MAXDIAG} more")
-        else:
-            print(f"ok {self.n} - {desc}")
-
-
 def main():
     args = sys.argv[1:]
     json_file = None
@@ -349,13 +319,7 @@ def main():
         with open(json_file) as f:
             doc = json.load(f)
     else:
-        gostap = os.environ.get("GOSTAP")
-        if not gostap:
-            die("set GOSTAP to the gostap program")
-        try:
-            doc = json.loads(run([gostap, "list", "--json", binary]))
-        except json.JSONDecodeError as e:
-            die(f"gostap list --json {binary}: not JSON: {e}")
+        doc = gostap_list("check-list.py", binary)
 
     funcs = doc.get("functions") or []
     for f in funcs:
@@ -706,7 +670,7 @@ def main():
             with open(twin) as f:
                 tdoc = json.load(f)
         else:
-            tdoc = json.loads(run([os.environ["GOSTAP"], "list", "--json", twin]))
+            tdoc = gostap_list("check-list.py", twin)
         keys = ("name", "entry", "body", "end", "abi", "returns", "tail_exits", "file", "line")
         mine = [tuple(json.dumps(f.get(k)) for k in keys) for f in funcs]
         theirs = sorted((tuple(json.dumps(f.get(k)) for k in keys) for f in tdoc.get("functions", [])),
@@ -756,10 +720,8 @@ def main():
             print(f"# note: {len(dups)} {key}s shared by several functions, e.g. "
                   + "; ".join(f"{k} at {', '.join(v)}" for k, v in list(dups.items())[:3]))
 
-    print(f"1..{tap.n}")
-    print("# counts: " + " ".join(f"{k}={v}" for k, v in counts.items())
-          + f" mismatches={tap.mismatches}")
-    sys.exit(1 if tap.failed else 0)
+    counts["mismatches"] = tap.mismatches
+    sys.exit(tap.finish(counts))
 
 
 if __name__ == "__main__":

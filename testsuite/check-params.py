@@ -107,9 +107,13 @@ ARM64_REGS.update({64 + n: "v%d" % n for n in range(32)})
 CFA_AT = {"amd64": 8, "arm64": 0}
 
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gostaptest import Tap, gostap_list  # noqa: E402
+import gostaptest  # noqa: E402
+
+
 def die(msg, status=99):
-    print("# ERROR: %s" % msg)
-    sys.exit(status)
+    gostaptest.die("check-params.py", msg, status)
 
 
 def find_dwarfdump():
@@ -479,16 +483,7 @@ def main():
         with open(json_file) as f:
             listing = json.load(f)
     else:
-        gostap = os.environ.get("GOSTAP")
-        if not gostap:
-            die("GOSTAP is not set")
-        r = subprocess.run([gostap, "list", "--json", binary] + globs,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           universal_newlines=True)
-        if r.returncode != 0:
-            die("gostap list --json %s: exit %d: %s"
-                % (binary, r.returncode, r.stderr.strip()[:300]))
-        listing = json.loads(r.stdout)
+        listing = gostap_list("check-params.py", binary, globs)
 
     if dump_file:
         with open(dump_file) as f:
@@ -535,10 +530,13 @@ def main():
         if d.tag == "DW_TAG_subprogram" and "DW_AT_name" in d.attrs:
             nparams_by_name.setdefault(param_name(dies, d), len(inputs(d)))
 
+    # The mismatches of the three checks, reported as TAP at the end.
+    loc_problems, name_problems, wrapper_problems = [], [], []
+
     def mismatch(fname, pname, gp, body, what):
         c["mismatches"] += 1
-        print("not ok - %s param %s (%s, size %d) at %#x: %s"
-              % (fname, pname, gp["type"], gp["size"], body, what))
+        loc_problems.append("%s param %s (%s, size %d) at %#x: %s"
+                            % (fname, pname, gp["type"], gp["size"], body, what))
 
     for fn in listing.get("functions", []):
         name = fn["name"]
@@ -571,18 +569,19 @@ def main():
                 c["wrappers_checked"] += 1
                 if len(dparams) < want:
                     c["mismatches"] += 1
-                    print("not ok - %s: a pointer-method wrapper, which takes %d "
-                          "arguments (receiver included), but its DWARF lists %s: "
-                          "gostap gives params %s instead of params_error"
-                          % (name, want, [param_name(dies, d) for d in dparams],
-                             [(p["name"], [q.get("reg", q.get("stack")) for q in p["pieces"]])
-                              for p in gparams]))
+                    wrapper_problems.append(
+                        "%s: a pointer-method wrapper, which takes %d "
+                        "arguments (receiver included), but its DWARF lists %s: "
+                        "gostap gives params %s instead of params_error"
+                        % (name, want, [param_name(dies, d) for d in dparams],
+                           [(p["name"], [q.get("reg", q.get("stack")) for q in p["pieces"]])
+                            for p in gparams]))
                     continue
         if [param_name(dies, d) for d in dparams] != [p["name"] for p in gparams]:
             c["mismatches"] += 1
-            print("not ok - %s: parameters: gostap %s, DWARF %s"
-                  % (name, [p["name"] for p in gparams],
-                     [param_name(dies, d) for d in dparams]))
+            name_problems.append("%s: parameters: gostap %s, DWARF %s"
+                                 % (name, [p["name"] for p in gparams],
+                                    [param_name(dies, d) for d in dparams]))
             continue
         # The start of the spill area: after the stack arguments and
         # results (gostap's), pointer-aligned.
@@ -700,8 +699,15 @@ def main():
                 if verbose:
                     print("# partial %s param %s: gostap %s, DWARF %s (%s)"
                           % (name, pname, fmt_pieces(gpieces), fmt_pieces(placed), expr))
-    print("# counts: " + " ".join("%s=%d" % kv for kv in c.items()))
-    return 1 if c["mismatches"] else 0
+    what = os.path.basename(binary)
+    tap = Tap()
+    tap.check("%s: the parameters of %d functions are the ones DWARF lists"
+              % (what, c["functions"]), name_problems)
+    tap.check("%s: %d pointer-method wrappers whose DWARF omits arguments have "
+              "a params_error" % (what, c["wrappers_checked"]), wrapper_problems)
+    tap.check("%s: %d parameter locations equal DWARF's location list at the body"
+              % (what, c["params"]), loc_problems)
+    return tap.finish(c)
 
 
 if __name__ == "__main__":

@@ -34,9 +34,10 @@ return address) is one hit reported twice and is dropped: gdb passes Go's
 preemption signal (SIGURG) while stepping over a breakpoint, and the
 goroutine re-executes the breakpoint instruction when it resumes.
 
-Output: `# ...` detail lines (mismatches and values the program prints that
-gostap does not give, always; every value with -v), then
-  values: [LABEL ]calls=N params=N results=N mismatches=N skipped=N
+Output (TAP, testsuite/gostaptest.py): `# note` lines (values the program
+prints that gostap does not give; every value with -v), one test point
+with the first mismatches, the plan, then
+  # counts: calls=N params=N results=N mismatches=N skipped=N
 calls: calls the program printed; params/results: values compared (at least
 one printed field); mismatches: values read differently, missing stops, gdb
 errors. Exit 0 all equal, 1 some mismatch, 99 could not run.
@@ -50,6 +51,9 @@ import struct
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gostaptest import Tap  # noqa: E402
 
 MASK64 = (1 << 64) - 1
 
@@ -553,14 +557,14 @@ def main():
         p = subprocess.run([gostap, "list", "--json", binary, "main.*"],
                            capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
-        print("# error: running gostap: %s" % e)
+        print("Bail out! check-values.py: running gostap: %s" % e)
         return 99
     if p.returncode != 0:
-        print("# error: gostap list exited %d: %s" % (p.returncode, p.stderr.strip()))
+        print("Bail out! check-values.py: gostap list exited %d: %s" % (p.returncode, p.stderr.strip()))
         return 99
     info = json.loads(p.stdout)
     if info.get("arch") != "x86_64":
-        print("# error: %s is %s; only x86_64 binaries run here" % (binary, info.get("arch")))
+        print("Bail out! check-values.py: %s is %s; only x86_64 binaries run here" % (binary, info.get("arch")))
         return 99
     e_type, first_load = first_load_vaddr(binary)
 
@@ -603,10 +607,10 @@ def main():
             g = subprocess.run(cmd, capture_output=True, text=True, env=env,
                                timeout=120, cwd=td)
         except (OSError, subprocess.TimeoutExpired) as e:
-            print("# error: running gdb: %s" % e)
+            print("Bail out! check-values.py: running gdb: %s" % e)
             return 99
         if not os.path.exists(plan["events"]):
-            print("# error: gdb exited %d without results: %s" % (
+            print("Bail out! check-values.py: gdb exited %d without results: %s" % (
                 g.returncode, (g.stderr + g.stdout).strip()[-2000:]))
             return 99
         res = json.load(open(plan["events"]))
@@ -624,7 +628,7 @@ def main():
 
     prog = parse_program(out)
     if not prog:
-        print("# error: the program printed no CALL/RET lines")
+        print("Bail out! check-values.py: the program printed no CALL/RET lines")
         return 99
 
     # Pair the gdb events per function: a call event, then its ret event.
@@ -734,19 +738,21 @@ def main():
                 for _ in range(n):
                     skipped("call made without a CALL line")
 
-    for pr in problems:
-        print("# MISMATCH " + pr)
     for n in notes:
         print("# note " + n)
     if verbose:
         for k, n in sorted(skip_kinds.items()):
             print("# skipped %d: %s" % (n, k))
-    print("values: %scalls=%d params=%d results=%d mismatches=%d skipped=%d" % (
-        label, counts["calls"], counts["params"], counts["results"],
-        len(problems),  # each counted mismatch is one problem, plus gdb errors
-        counts["skipped"]))
     print("# skipped-kinds: " + json.dumps(skip_kinds, sort_keys=True))
-    return 1 if problems else 0
+    tap = Tap()
+    tap.check("%sthe %d params and %d results read under gdb from the pieces "
+              "gostap reports equal what %d calls printed"
+              % (label, counts["params"], counts["results"], counts["calls"]),
+              problems)
+    # Each counted mismatch is one problem, and so is each gdb error.
+    return tap.finish(dict(calls=counts["calls"], params=counts["params"],
+                           results=counts["results"], mismatches=len(problems),
+                           skipped=counts["skipped"]))
 
 
 try:

@@ -60,12 +60,12 @@ wait
 [ "$n" -gt 0 ] || skip "no amd64 default or pie build of the abi fixture"
 
 binaries=0 calls=0 params=0 results=0 mismatches=0 skipped=0 hard=0
-count () { sed -n "s/^values: .* $1=\([0-9]*\).*/\1/p" "$2"; }
+count () { sed -n "s/^# counts:.* $1=\([0-9]*\).*/\1/p" "$2"; }
 for i in $(seq 1 "$n"); do
   read -r v variant < "$tmp/$i.what"
   rc=$(cat "$tmp/$i.rc")
   f=$tmp/$i.out
-  if ! grep -q '^values: ' "$f"; then
+  if ! grep -q '^# counts: ' "$f"; then
     hard=$((hard + 1))
     echo "values: go=$v variant=$variant ERROR: check-values.py exited $rc"
     sed 's/^/  /' "$f"
@@ -73,8 +73,8 @@ for i in $(seq 1 "$n"); do
   fi
   binaries=$((binaries + 1))
   checks=$((checks + 1))
-  grep '^values: ' "$f"
-  grep -v '^values: ' "$f" | sed 's/^/  /'
+  echo "values: go=$v variant=$variant $(sed -n 's/^# counts: //p' "$f")"
+  grep -v '^# counts: ' "$f" | sed 's/^/  /'
   calls=$((calls + $(count calls "$f")))
   params=$((params + $(count params "$f")))
   results=$((results + $(count results "$f")))
