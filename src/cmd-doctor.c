@@ -106,6 +106,7 @@ cmd_doctor (int argc, char **argv)
   const char *debug_file;
   enum go_dwarf_source source = gobin_dwarf_source (&b, &debug_file);
   bool dwarf = source != GO_DWARF_NONE;
+  bool companion = gobin_dwarf_companion (&b);
   bool syms = gobin_has_symbols (&b);
   const char *env = getenv ("SYSTEMTAP_DEBUGINFO_PATH");
   const char *urls = getenv ("DEBUGINFOD_URLS");
@@ -113,6 +114,10 @@ cmd_doctor (int argc, char **argv)
     snprintf (buf, sizeof buf, "DWARF %d, in the binary", dwarf_version);
   else if (dwarf && debug_file == NULL)
     snprintf (buf, sizeof buf, "DWARF %d, from debuginfod", dwarf_version);
+  else if (companion)
+    snprintf (buf, sizeof buf, "a gostap companion debug file, %s (made "
+              "from the .gopclntab: functions, lines, frames; no types)",
+              debug_file);
   else if (dwarf)
     snprintf (buf, sizeof buf, "DWARF %d, from %s (%s)", dwarf_version,
               debug_file, source == GO_DWARF_BUILD_ID ? "build id"
@@ -125,10 +130,14 @@ cmd_doctor (int argc, char **argv)
               env != NULL ? "SYSTEMTAP_DEBUGINFO_PATH" : "stap's default "
               "debuginfo path", urls != NULL && urls[0] != '\0'
               ? " and DEBUGINFOD_URLS" : "", b.has_dwarf ? "; libdw cannot "
-              "read the binary's own" : "");
+              "read the binary's own" : "; gostap companion writes one, "
+              "gostap run does by itself");
   line (dwarf ? "ok" : "NO", "DWARF", buf);
   line (syms ? "ok" : "NO", ".symtab", b.has_symtab ? "present"
         : syms ? "in the debug file" : "none (-ldflags=-s)");
+  /* A companion carries .debug_aranges: any libdw finds its unit, and
+     every probe address starts a row of its line table.  */
+  new_dw = new_dw || companion;
   if (dwarf && new_dw)
     line ("ok", "entry probes", "after the stack check, once per call");
   else if (syms)
@@ -139,17 +148,20 @@ cmd_doctor (int argc, char **argv)
           "the stack grows");
   else
     line ("NO", "entry probes", "no DWARF and no .symtab");
-  line (dwarf && new_dw ? "ok" : "NO", "RET probes", dwarf
-        ? (new_dw ? "statement probes at every RET (stap -g)"
+  line (dwarf && new_dw ? "ok" : "NO", "RET probes", companion
+        ? "statement probes at every RET (each starts a line-table row: "
+        "no -g)" : dwarf ? (new_dw ? "statement probes at every RET (stap -g)"
            : "need libdw 0.191+") : "need DWARF");
-  line (dwarf && new_dw ? "ok" : "NO", "arguments, results",
-        dwarf ? (new_dw ? "from DWARF types and Go's ABI; floats "
+  line (dwarf && new_dw && !companion ? "ok" : "NO", "arguments, results",
+        companion ? "need DWARF types (the .gopclntab has none)"
+        : dwarf ? (new_dw ? "from DWARF types and Go's ABI; floats "
                  "are not readable by scripts" : "need libdw 0.191+")
         : "need DWARF types");
   bool frames = dwarf;
   if (!frames)
     line ("NO", "backtraces", "no .debug_frame (-w drops it)");
-  else if (dwarf_version >= 5 && have_stap && sM == 5 && sm <= 1)
+  else if (dwarf_version >= 5 && !companion && have_stap && sM == 5
+           && sm <= 1)
     line ("NO", "backtraces", "SystemTap 5.1 cannot read DWARF 5 line "
           "tables for print_ubacktrace_fileline");
   else

@@ -150,6 +150,8 @@ print_json_binary (FILE *f, const struct go_bin *b)
     out_json_string (f, debug_file);
   else
     fputs ("null", f);
+  fprintf (f, ", \"dwarf_companion\": %s",
+           gobin_dwarf_companion (b) ? "true" : "false");
 }
 
 /* One function, from its model record.  */

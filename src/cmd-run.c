@@ -236,22 +236,8 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
       any_ret |= ret;
       sel[n++] = f;
     }
-  *guru = any_ret || s->runtime_returns;
   if (run_script_check_matched (s, b->abspath) != 0)
     {
-      *status = EXIT_BADINPUT;
-      goto out;
-    }
-  if ((any_ret || s->runtime_returns) && !gobin_has_debuginfo (b))
-    {
-      /* gen writes no return alias without DWARF (write-funcs.c): say
-         so here rather than let stap fail on a missing alias.  */
-      error (0, 0, "%s: no DWARF (built with -ldflags=-w?): the script "
-             "uses %s, and gostap places return probes only where DWARF "
-             "describes the function; entry probes work, by name",
-             b->abspath, any_ret ? "a go.func.*.return alias"
-             : "go.goroutine.create, go.gc.done or go.runtime.world_start "
-             "(return aliases)");
       *status = EXIT_BADINPUT;
       goto out;
     }
@@ -267,10 +253,17 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
   m = go_model_begin (b);
   if (m == NULL)
     goto out;
-  /* Entry aliases at addresses that start no line-table row need -g too.  */
+  /* Probes at addresses that start no line-table row need -g: RETs in
+     Go's own DWARF, almost never in a companion debug file (which starts
+     a row at every probe address: write-companion.c).  */
+  *guru = false;
   for (size_t i = 0; i < n && !*guru; i++)
-    if (!go_model_line_start (m, sel[i]->code.body))
-      *guru = true;
+    {
+      *guru = !go_model_line_start (m, sel[i]->code.body);
+      for (size_t k = 0; (any_ret || s->runtime_returns) && !*guru
+           && k < sel[i]->code.rets.n; k++)
+        *guru = !go_model_line_start (m, sel[i]->code.rets.v[k]);
+    }
   if (write_target (b, &layout, tmp) != 0 || write_funcs (m, sel, n, tmp) != 0)
     goto out;
   if (run_cache_publish (tmp, dir, *guru) != 0)
@@ -373,6 +366,9 @@ cmd_run (int argc, char **argv)
   if (run_read_script (&s, script, inline_script) != 0)
     goto out;
 
+  ret = run_companion (program);
+  if (ret != EXIT_OK)
+    goto out;
   /* The layout is read only when the cache misses (generate).  */
   ret = select_prepare (&b, program, PREPARE_PROBEABLE, NULL);
   opened = true;
@@ -386,7 +382,8 @@ cmd_run (int argc, char **argv)
   bool runs = pass == NULL || atoi (pass) >= 5;
   const char *nopf = getenv ("GOSTAP_NO_PREFLIGHT");
   if ((nopf == NULL || strcmp (nopf, "1") != 0)
-      && run_preflight (gobin_has_debuginfo (&b), runs) != 0)
+      && run_preflight (gobin_has_debuginfo (&b)
+                        && !gobin_dwarf_companion (&b), runs) != 0)
     {
       ret = EXIT_ERROR;
       goto out;

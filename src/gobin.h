@@ -63,6 +63,9 @@ struct go_code
   struct addr_list undecoded;   /* addresses the disassembler rejected */
 };
 
+/* Bits of a function's flag byte (Go 1.16+; runtime/abi.FuncFlag).  */
+enum { GO_FUNCFLAG_TOPFRAME = 1 };
+
 struct go_func
 {
   const char *name;             /* NUL-terminated, inside the pclntab */
@@ -70,7 +73,7 @@ struct go_func
   uint32_t funcoff;             /* offset of the _func record in the pclntab */
   uint32_t pcsp, pcfile, pcln;  /* offsets of the pc-value tables */
   uint32_t cuoff;               /* compilation unit (Go 1.16+) */
-  uint8_t funcid, flag;
+  uint8_t funcid, flag;         /* flag: GO_FUNCFLAG_* */
   enum go_abi abi;
   bool wrapper;                 /* the ABI wrapper of a same-named function */
   unsigned dup_index;           /* k-th non-wrapper function of its name */
@@ -182,6 +185,9 @@ enum go_dwarf_source
   GO_DWARF_DEBUGINFOD,          /* downloaded, or libdebuginfod's cache */
 };
 int gobin_debuginfo_init (struct go_bin *b);
+/* The debug directories searched: SYSTEMTAP_DEBUGINFO_PATH as stap reads
+   it, else stap's default.  */
+const char *gobin_debuginfo_path (void);
 void gobin_debuginfo_fini (struct go_bin *b);
 /* The DWARF, looked up and opened once, or NULL (none found, or libdw
    refused it: said in one line on stderr, once).  */
@@ -192,6 +198,9 @@ bool gobin_has_debuginfo (const struct go_bin *b);
 enum go_dwarf_source gobin_dwarf_source (const struct go_bin *b,
                                          const char **path);
 const char *gobin_dwarf_source_name (enum go_dwarf_source s);
+/* Is gobin_dwarf's DWARF a companion debug file gostap wrote
+   (write-companion.c: functions, lines, frames; no types)?  */
+bool gobin_dwarf_companion (const struct go_bin *b);
 /* The version of the first DWARF unit, 0 without DWARF.  */
 int gobin_dwarf_version (const struct go_bin *b);
 /* Function symbols: the binary's .symtab, else the debug file's.  */
@@ -231,6 +240,9 @@ int32_t gobin_frame_size (const struct go_bin *b, const struct go_func *f);
    tables on each call (opening a binary walks no function's tables):
    NULL and 0 when unknown.  */
 const char *gobin_func_file (const struct go_bin *b, const struct go_func *f);
+/* The name of file number FNO (a pcfile value) of F, or NULL.  */
+const char *gobin_file_name (const struct go_bin *b, const struct go_func *f,
+                             int32_t fno);
 int32_t gobin_func_line (const struct go_bin *b, const struct go_func *f);
 /* Call FN for each (pc, value) change of a pc-value table from the
    function's entry: 0, or -1 on a malformed table.  */
@@ -238,6 +250,13 @@ int gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
                         uint32_t table,
                         void (*fn) (uint64_t pc, int32_t value, void *arg),
                         void *arg);
+/* The same, and the pc where the table stops covering the function (the
+   padding after its code is in none of its tables) into *ENDPC.  */
+int gobin_pcvalue_walk_to (const struct go_bin *b, const struct go_func *f,
+                           uint32_t table,
+                           void (*fn) (uint64_t pc, int32_t value,
+                                       void *arg),
+                           void *arg, uint64_t *endpc);
 
 /* read-code.c: gobin_code_fini also frees what gobin_analyze found.  */
 int gobin_code_init (struct go_bin *b);
@@ -261,5 +280,7 @@ const char *arch_name (enum go_arch arch);
 uint64_t fnv1a (uint64_t h, const void *data, size_t n);
 bool name_matches (char *const *globs, int nglobs, const char *name,
                    bool *used);
+/* mkdir -p PATH: 0, or -1 with errno.  */
+int make_dirs (const char *path);
 
 #endif

@@ -30,6 +30,8 @@ static const struct command
     "programs, and for a binary" },
   { "gen", cmd_gen, "Write SystemTap tapsets (probe aliases, constants) "
     "for a Go binary" },
+  { "companion", cmd_companion, "Write a debug file made from the "
+    ".gopclntab for a Go binary without DWARF" },
 };
 
 static const struct command *

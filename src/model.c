@@ -70,6 +70,124 @@ site (const struct go_bin *b, const struct go_func *f, uint64_t addr)
   return s;
 }
 
+/* A pc-value table's changes, in pc order.  */
+struct pcv
+{
+  struct go_sp_row *v;          /* pc and value */
+  size_t n, cap;
+  bool oom;
+};
+
+static void
+pcv_add (uint64_t pc, int32_t value, void *arg)
+{
+  struct pcv *t = arg;
+  if (t->n > 0 && t->v[t->n - 1].sp_delta == value)
+    return;
+  if (t->n == t->cap)
+    {
+      size_t cap = t->cap ? 2 * t->cap : 16;
+      struct go_sp_row *v = reallocarray (t->v, cap, sizeof *v);
+      if (v == NULL)
+        {
+          t->oom = true;
+          return;
+        }
+      t->v = v;
+      t->cap = cap;
+    }
+  t->v[t->n++] = (struct go_sp_row) { pc, value };
+}
+
+/* The value of T at PC, moving *I forward (PCs asked in order).  */
+static bool
+pcv_at (const struct pcv *t, size_t *i, uint64_t pc, int32_t *value)
+{
+  while (*i + 1 < t->n && t->v[*i + 1].pc <= pc)
+    (*i)++;
+  if (t->n == 0 || t->v[*i].pc > pc)
+    return false;
+  *value = t->v[*i].sp_delta;
+  return true;
+}
+
+static int
+compare_u64 (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+  return (x > y) - (x < y);
+}
+
+/* OUT's lines and sps from F's pcfile, pcln and pcsp tables (a table
+   that cannot be read gives no rows, as Go's own traceback gives "?").  */
+static int
+tables (const struct go_bin *b, const struct go_func *f,
+        struct go_func_model *out)
+{
+  struct pcv file = { 0 }, line = { 0 }, sp = { 0 };
+  uint64_t *pcs = NULL;
+  int ret = EXIT_ERROR;
+  uint64_t fend, lend;
+  if (gobin_pcvalue_walk_to (b, f, f->pcfile, pcv_add, &file, &fend) != 0)
+    file.n = 0;
+  if (gobin_pcvalue_walk_to (b, f, f->pcln, pcv_add, &line, &lend) != 0)
+    line.n = 0;
+  out->lines_end = file.n == 0 || line.n == 0 ? f->entry
+    : fend < lend ? fend : lend;
+  if (f->pcsp != 0 && gobin_pcvalue_walk (b, f, f->pcsp, pcv_add, &sp) != 0)
+    sp.n = 0;
+  if (file.oom || line.oom || sp.oom)
+    goto nomem;
+  /* Every pc where a row starts: the changes, the entry, the body and
+     the RETs.  */
+  size_t npcs = file.n + line.n + 3 + out->nrets, k = 0;
+  pcs = calloc (npcs, sizeof *pcs);
+  if (pcs == NULL)
+    goto nomem;
+  for (size_t i = 0; i < file.n; i++)
+    if (file.v[i].pc < out->lines_end)
+      pcs[k++] = file.v[i].pc;
+  for (size_t i = 0; i < line.n; i++)
+    if (line.v[i].pc < out->lines_end)
+      pcs[k++] = line.v[i].pc;
+  pcs[k++] = out->lines_end;
+  pcs[k++] = f->entry;
+  pcs[k++] = out->body.addr;
+  for (size_t i = 0; i < out->nrets; i++)
+    pcs[k++] = out->rets[i].addr;
+  qsort (pcs, k, sizeof *pcs, compare_u64);
+  out->lines = calloc (k, sizeof *out->lines);
+  if (out->lines == NULL)
+    goto nomem;
+  size_t fi = 0, li = 0;
+  for (size_t i = 0; i < k; i++)
+    {
+      if ((i > 0 && pcs[i] == pcs[i - 1]) || pcs[i] < f->entry
+          || pcs[i] >= f->end)
+        continue;
+      int32_t fno, ln;
+      struct go_line_row r = { .pc = pcs[i] };
+      if (pcs[i] < out->lines_end && pcv_at (&file, &fi, pcs[i], &fno))
+        r.file = gobin_file_name (b, f, fno);
+      if (pcs[i] < out->lines_end && pcv_at (&line, &li, pcs[i], &ln))
+        r.line = ln;
+      out->lines[out->nlines++] = r;
+    }
+  out->sps = sp.v;
+  out->nsps = sp.n;
+  sp.v = NULL;
+  ret = EXIT_OK;
+  goto out;
+nomem:
+  error (0, errno, "%s: %s", b->path, f->name);
+out:
+  free (pcs);
+  free (file.v);
+  free (line.v);
+  free (sp.v);
+  return ret;
+}
+
 int
 go_model_func (struct go_model *m, const struct go_func *f, unsigned parts,
                struct go_func_model *out)
@@ -105,8 +223,14 @@ go_model_func (struct go_model *m, const struct go_func *f, unsigned parts,
   out->indirect = &f->code.indirect;
   out->undecoded = &f->code.undecoded;
   out->frame_size = gobin_frame_size (b, f);
+  out->top_frame = (f->flag & GO_FUNCFLAG_TOPFRAME) != 0;
   out->file = gobin_func_file (b, f);
   out->line = gobin_func_line (b, f);
+  if ((parts & MODEL_TABLES) && (ret = tables (b, f, out)) != EXIT_OK)
+    {
+      go_func_model_free (out);
+      return ret;
+    }
   if (parts & MODEL_SIGNATURE)
     {
       out->symbol = gobin_symbol_at (b, f->entry);
@@ -123,6 +247,8 @@ go_func_model_free (struct go_func_model *fm)
 {
   free (fm->alias);
   free (fm->rets);
+  free (fm->lines);
+  free (fm->sps);
   if (fm->have_sig)
     go_signature_free (&fm->sig);
   memset (fm, 0, sizeof *fm);

@@ -21,6 +21,21 @@ struct go_site
   int32_t sp_delta;             /* entry SP = SP + sp_delta */
 };
 
+/* From PC on, the source is FILE:LINE (FILE NULL: unknown).  */
+struct go_line_row
+{
+  uint64_t pc;
+  const char *file;             /* inside the pclntab */
+  int32_t line;
+};
+
+/* From PC on, entry SP = SP + SP_DELTA (pcsp).  */
+struct go_sp_row
+{
+  uint64_t pc;
+  int32_t sp_delta;
+};
+
 struct go_func_model
 {
   const char *binary;           /* the binary's absolute path */
@@ -37,6 +52,8 @@ struct go_func_model
   const struct addr_list *indirect;   /* jumps through registers, memory */
   const struct addr_list *undecoded;  /* bytes the disassembler rejected */
   int32_t frame_size;           /* largest SP offset of the pcsp table */
+  bool top_frame;               /* the outermost frame of a stack
+                                   (runtime.goexit, mstart, rt0_go) */
   const char *file;             /* source of the entry, or NULL */
   int32_t line;
   /* With MODEL_SIGNATURE (which may look up a separate debug file): */
@@ -46,6 +63,16 @@ struct go_func_model
                                    statement probes resolve in it */
   bool have_sig;                /* else sig.error says why */
   struct go_signature sig;      /* params and results */
+  /* With MODEL_TABLES, in pc order from the entry: a line row wherever
+     pcfile or pcln changes and at the entry, body and every RET (where
+     probes go), and at LINES_END, from where the function has no line
+     (FILE NULL, LINE 0: the padding after its code, or all of it when
+     its tables are missing); an SP row wherever pcsp changes.  */
+  struct go_line_row *lines;
+  size_t nlines;
+  uint64_t lines_end;
+  struct go_sp_row *sps;
+  size_t nsps;
 };
 
 /* What to read beyond the pclntab and the machine code.  */
@@ -53,6 +80,7 @@ enum
 {
   MODEL_SIGNATURE = 1,          /* DWARF and symbols: described, symbol,
                                    params, results */
+  MODEL_TABLES = 2,             /* lines and sps */
 };
 
 struct go_model;

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -59,7 +60,67 @@ struct go_debuginfo
   void *subset_image;           /* SUBSET's bytes */
   struct go_sym *syms;          /* the debug file's function symbols, for */
   size_t nsyms;                 /* a binary without .symtab */
+  bool companion;               /* the debug file is gostap's companion
+                                   (write-companion.c): no types */
 };
+
+/* The producer of write-companion.c's unit.  */
+#define COMPANION_PRODUCER "gostap companion "
+
+/* Does DW's first unit say it was made by write-companion.c?  */
+static bool
+is_companion (Dwarf *dw)
+{
+  Dwarf_Off next;
+  size_t hsize;
+  Dwarf_Die cu;
+  Dwarf_Attribute a;
+  const char *producer;
+  return dwarf_nextcu (dw, 0, &next, &hsize, NULL, NULL, NULL) == 0
+    && dwarf_offdie (dw, hsize, &cu) != NULL
+    && dwarf_attr (&cu, DW_AT_producer, &a) != NULL
+    && (producer = dwarf_formstring (&a)) != NULL
+    && strncmp (producer, COMPANION_PRODUCER,
+                sizeof COMPANION_PRODUCER - 1) == 0;
+}
+
+/* The bytes of ELF's section NAME, or NULL.  */
+static const void *
+section_bytes (Elf *elf, const char *name, size_t *size)
+{
+  size_t shstrndx;
+  if (elf_getshdrstrndx (elf, &shstrndx) != 0)
+    return NULL;
+  for (Elf_Scn *s = elf_nextscn (elf, NULL); s != NULL;
+       s = elf_nextscn (elf, s))
+    {
+      GElf_Shdr sh;
+      const char *n;
+      Elf_Data *d;
+      if (gelf_getshdr (s, &sh) != NULL && sh.sh_type != SHT_NOBITS
+          && (n = elf_strptr (elf, shstrndx, sh.sh_name)) != NULL
+          && strcmp (n, name) == 0 && (d = elf_rawdata (s, NULL)) != NULL)
+        {
+          *size = d->d_size;
+          return d->d_buf;
+        }
+    }
+  return NULL;
+}
+
+/* A companion found by name (no GNU build id to check) may be of an
+   earlier build of the same path: it keeps the binary's Go build id note,
+   compared here.  */
+static bool
+companion_matches (const struct go_bin *b, Elf *debug)
+{
+  size_t n1 = 0, n2 = 0;
+  const void *mine = b->has_section_headers
+    ? section_bytes (b->elf, ".note.go.buildid", &n1) : NULL;
+  const void *its = section_bytes (debug, ".note.go.buildid", &n2);
+  return mine == NULL || (its != NULL && n1 == n2
+                          && memcmp (mine, its, n1) == 0);
+}
 
 /* DWARF sections gostap has no use for: location lists (argument
    locations come from types and Go's ABI) and call-frame information.  In
@@ -219,6 +280,14 @@ take_debug_file (const struct go_bin *b, struct go_debuginfo *d, int fd,
              b->path, shown, dwarf_errmsg (-1));
       return false;
     }
+  d->companion = is_companion (d->dwarf);
+  if (d->companion && !companion_matches (b, d->file))
+    {
+      error (0, 0, "%s: %s is a gostap companion debug file of another "
+             "build (its Go build id differs): not used; write it again "
+             "with gostap companion", b->path, shown);
+      return false;
+    }
   if (!b->has_symtab
       && elf_function_symbols (d->file, shown, &d->syms, &d->nsyms) != 0)
     return false;
@@ -319,12 +388,18 @@ show_progress (debuginfod_client *c, long done, long total)
 }
 #endif
 
+const char *
+gobin_debuginfo_path (void)
+{
+  const char *env = getenv ("SYSTEMTAP_DEBUGINFO_PATH");
+  return env != NULL ? env : DEFAULT_PATH;
+}
+
 /* Steps 2 and 3: libdwfl's standard lookup.  */
 static bool
 from_dwfl (const struct go_bin *b, struct go_debuginfo *d)
 {
-  const char *env = getenv ("SYSTEMTAP_DEBUGINFO_PATH");
-  char *search = (char *) (env != NULL ? env : DEFAULT_PATH);
+  char *search = (char *) gobin_debuginfo_path ();
   const Dwfl_Callbacks cb = {
     .find_elf = dwfl_build_id_find_elf,
     .find_debuginfo = dwfl_standard_find_debuginfo,
@@ -411,6 +486,13 @@ lookup (const struct go_bin *b)
   if (!found)
     d->source = GO_DWARF_NONE;
   return d;
+}
+
+bool
+gobin_dwarf_companion (const struct go_bin *b)
+{
+  const struct go_debuginfo *d = lookup (b);
+  return d != NULL && d->dwarf != NULL && d->companion;
 }
 
 int

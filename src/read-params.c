@@ -507,6 +507,12 @@ go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
 {
   memset (sig, 0, sizeof *sig);
   Dwarf_Die sub;
+  if (gobin_dwarf_companion (b))
+    {
+      sig->error = "no types (the DWARF is a gostap companion debug file "
+        "made from the pclntab)";
+      return -1;
+    }
   if (!dwarf_index_subprogram ((struct dwarf_index *) ctx, f->entry, &sub))
     {
       sig->error = "no DWARF for this function";

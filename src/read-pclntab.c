@@ -254,6 +254,17 @@ gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
                     void (*fn) (uint64_t pc, int32_t value, void *arg),
                     void *arg)
 {
+  uint64_t end;
+  return gobin_pcvalue_walk_to (b, f, table, fn, arg, &end);
+}
+
+int
+gobin_pcvalue_walk_to (const struct go_bin *b, const struct go_func *f,
+                       uint32_t table,
+                       void (*fn) (uint64_t pc, int32_t value, void *arg),
+                       void *arg, uint64_t *endpc)
+{
+  *endpc = f->entry;
   if (table == 0 || table >= b->pclntab->pctab_size)
     return -1;
   const uint8_t *p = b->pclntab->pctab + table, *end = b->pclntab->pctab + b->pclntab->pctab_size;
@@ -275,7 +286,10 @@ gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
           while (*p++ & 0x80);
         }
       if (v[0] == 0 && step != 0)
-        return 0;
+        {
+          *endpc = pc;
+          return 0;
+        }
       if ((v[0] >> 1) > INT32_MAX)
         return -1;              /* no real delta is that large */
       val += (v[0] & 1) ? -(int64_t) (v[0] >> 1) - 1 : (int64_t) (v[0] >> 1);
@@ -284,6 +298,7 @@ gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
       fn (pc, (int32_t) val, arg);
       pc += v[1] * b->pclntab->quantum;
     }
+  *endpc = pc < f->end ? pc : f->end;
   return 0;
 }
 
@@ -338,10 +353,10 @@ gobin_frame_size (const struct go_bin *b, const struct go_func *f)
 }
 
 const char *
-gobin_func_file (const struct go_bin *b, const struct go_func *f)
+gobin_file_name (const struct go_bin *b, const struct go_func *f,
+                 int32_t fno)
 {
-  int32_t fno;
-  if (!gobin_pcvalue (b, f, f->pcfile, f->entry, &fno) || fno < 0)
+  if (fno < 0)
     return NULL;
   if (b->pcln_ver == GO_PCLN_12)
     {
@@ -360,6 +375,15 @@ gobin_func_file (const struct go_bin *b, const struct go_func *f)
   if (off == UINT32_MAX)
     return NULL;
   return table_string (b->pclntab->filetab, b->pclntab->filetab_size, off);
+}
+
+const char *
+gobin_func_file (const struct go_bin *b, const struct go_func *f)
+{
+  int32_t fno;
+  if (!gobin_pcvalue (b, f, f->pcfile, f->entry, &fno))
+    return NULL;
+  return gobin_file_name (b, f, fno);
 }
 
 int32_t

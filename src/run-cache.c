@@ -40,21 +40,17 @@ cache_root (void)
   return r;
 }
 
-static int
-mkdirs (const char *path)
+char *
+run_cache_debug_dir (void)
 {
-  char buf[PATH_MAX];
-  if (snprintf (buf, sizeof buf, "%s", path) >= (int) sizeof buf)
-    return -1;
-  for (char *p = buf + 1; *p; p++)
-    if (*p == '/')
-      {
-        *p = '\0';
-        if (mkdir (buf, 0755) != 0 && errno != EEXIST)
-          return -1;
-        *p = '/';
-      }
-  return mkdir (buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+  char *root = cache_root (), *dir = NULL;
+  if (root == NULL || asprintf (&dir, "%s/debug", root) < 0)
+    {
+      error (0, 0, "no cache directory: set HOME or XDG_CACHE_HOME");
+      dir = NULL;
+    }
+  free (root);
+  return dir;
 }
 
 char *
@@ -115,7 +111,7 @@ run_cache_begin (const char *dir)
 {
   char *tmp = NULL;
   char *parent = strndup (dir, (size_t) (strrchr (dir, '/') - dir));
-  if (parent == NULL || mkdirs (parent) != 0
+  if (parent == NULL || make_dirs (parent) != 0
       || asprintf (&tmp, "%s/.tmp.XXXXXX", parent) < 0)
     {
       error (0, errno, "cannot create the cache directory '%s'", dir);

@@ -5,8 +5,11 @@
 #include <errno.h>
 #include <error.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gobin.h"
 
@@ -68,4 +71,24 @@ name_matches (char *const *globs, int nglobs, const char *name, bool *used)
             && fnmatch (globs[i], name, FNM_NOESCAPE) == 0))
       any = used[i] = true;
   return any;
+}
+
+int
+make_dirs (const char *path)
+{
+  char buf[PATH_MAX];
+  if (snprintf (buf, sizeof buf, "%s", path) >= (int) sizeof buf)
+    {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+  for (char *p = buf + 1; *p; p++)
+    if (*p == '/')
+      {
+        *p = '\0';
+        if (mkdir (buf, 0755) != 0 && errno != EEXIST)
+          return -1;
+        *p = '/';
+      }
+  return mkdir (buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }

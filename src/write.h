@@ -18,6 +18,12 @@ int write_target (const struct go_bin *b, const struct go_layout *l,
 int write_funcs (struct go_model *m, const struct go_func *const *sel,
                  size_t n, const char *dir);
 
+/* A companion debug file for B, which has no DWARF, from its pclntab
+   (write-companion.c): symbols, line table and call frames of every
+   function, written to PATH atomically.  An exit status, after one line.  */
+int write_companion (struct go_model *m, const struct go_bin *b,
+                     const char *path);
+
 /* Can SystemTap probe B at all, and can its path go into process("...")?
    EXIT_OK, or EXIT_BADINPUT after one line.  */
 int write_check_probeable (const struct go_bin *b);

@@ -1,0 +1,68 @@
+/* run-companion.c: gostap run on a binary with no DWARF anywhere (a -s -w
+   build).  SystemTap needs debuginfo to place a probe; gostap writes the
+   binary's companion debug file (write-companion.c) into its cache, by
+   the build id or path rule of companion.c, and names that directory last
+   in SYSTEMTAP_DEBUGINFO_PATH, which gostap's own lookup and the stap it
+   runs read alike.  A companion written by an earlier run is found there
+   and used as it is (read-debuginfo.c checks that it is of this build).  */
+
+#include "config.h"
+
+#include <errno.h>
+#include <error.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "companion.h"
+#include "run.h"
+#include "select.h"
+#include "write.h"
+
+int
+run_companion (const char *program)
+{
+  char *dir = run_cache_debug_dir (), *search = NULL, *path = NULL;
+  struct go_bin b;
+  bool opened = false;
+  struct go_model *m = NULL;
+  int ret = EXIT_ERROR;
+  if (dir == NULL)
+    return EXIT_ERROR;
+  const char *now = gobin_debuginfo_path ();
+  if (strstr (now, dir) == NULL)
+    {
+      if (asprintf (&search, "%s:%s", now, dir) < 0)
+        {
+          error (0, errno, "asprintf");
+          search = NULL;
+          goto out;
+        }
+      if (setenv ("SYSTEMTAP_DEBUGINFO_PATH", search, 1) != 0)
+        {
+          error (0, errno, "setenv");
+          goto out;
+        }
+    }
+  ret = select_prepare (&b, program, 0, NULL);
+  opened = true;
+  if (ret != EXIT_OK || b.has_dwarf || gobin_has_debuginfo (&b))
+    goto out;                   /* nothing to do, or said */
+  ret = companion_check_needed (&b);
+  if (ret != EXIT_OK)
+    goto out;
+  ret = EXIT_ERROR;
+  path = companion_path (&b, dir);
+  if (path == NULL || companion_mkdirs (path) != 0
+      || (m = go_model_begin (&b)) == NULL)
+    goto out;
+  ret = write_companion (m, &b, path);
+out:
+  go_model_end (m);
+  if (opened)
+    gobin_close (&b);
+  free (path);
+  free (search);
+  free (dir);
+  return ret;
+}
