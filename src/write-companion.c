@@ -539,27 +539,21 @@ static int
 build (struct companion *c, struct go_model *m, const struct go_bin *b,
        unsigned text, uint64_t text_lo, uint64_t text_hi)
 {
-  /* Abbreviations: 1 the unit, 2 a subprogram.  */
-  struct buf *a = &c->abbrev;
-  uleb (a, 1);
-  uleb (a, DW_TAG_compile_unit);
-  u8 (a, DW_CHILDREN_yes);
-  uleb (a, DW_AT_producer), uleb (a, DW_FORM_string);
-  uleb (a, DW_AT_language), uleb (a, DW_FORM_data1);
-  uleb (a, DW_AT_name), uleb (a, DW_FORM_string);
-  uleb (a, DW_AT_low_pc), uleb (a, DW_FORM_addr);
-  uleb (a, DW_AT_high_pc), uleb (a, DW_FORM_data8);
-  uleb (a, DW_AT_stmt_list), uleb (a, DW_FORM_sec_offset);
-  uleb (a, 0), uleb (a, 0);
-  uleb (a, 2);
-  uleb (a, DW_TAG_subprogram);
-  u8 (a, DW_CHILDREN_no);
-  uleb (a, DW_AT_name), uleb (a, DW_FORM_string);
-  uleb (a, DW_AT_low_pc), uleb (a, DW_FORM_addr);
-  uleb (a, DW_AT_high_pc), uleb (a, DW_FORM_data8);
-  uleb (a, DW_AT_frame_base), uleb (a, DW_FORM_exprloc);
-  uleb (a, 0), uleb (a, 0);
-  u8 (a, 0);
+  /* Abbreviations: 1 the unit, 2 a subprogram (every value below 128:
+     one ULEB128 byte each, the children flag included).  */
+  static const uint8_t abbrevs[] = {
+    1, DW_TAG_compile_unit, DW_CHILDREN_yes,
+    DW_AT_producer, DW_FORM_string, DW_AT_language, DW_FORM_data1,
+    DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr,
+    DW_AT_high_pc, DW_FORM_data8, DW_AT_stmt_list, DW_FORM_sec_offset,
+    0, 0,
+    2, DW_TAG_subprogram, DW_CHILDREN_no,
+    DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr,
+    DW_AT_high_pc, DW_FORM_data8, DW_AT_frame_base, DW_FORM_exprloc,
+    0, 0,
+    0,
+  };
+  put (&c->abbrev, abbrevs, sizeof abbrevs);
 
   GElf_Sym none = { 0 };
   put (&c->symtab, &none, sizeof none);
@@ -696,23 +690,29 @@ layout (Elf *e, struct companion *c, struct go_model *m,
       error (0, 0, "gelf_update_ehdr: %s", elf_errmsg (-1));
       return EXIT_ERROR;
     }
-  /* The program headers as they are: libdwfl relates the debug file to
-     the binary through its first PT_LOAD.  */
-  if (nph > 0 && gelf_newphdr (e, nph) == NULL)
+  /* The binary's loadable segments and notes, as they are: libdwfl
+     relates the debug file to the binary through its first PT_LOAD.  The
+     others (PT_DYNAMIC, PT_INTERP, ...) would name sections a debug file
+     has no contents for.  */
+  size_t nkeep = 0;
+  GElf_Phdr ph;
+  for (size_t i = 0; i < nph; i++)
+    if (gelf_getphdr (b->elf, (int) i, &ph) != NULL
+        && (ph.p_type == PT_LOAD || ph.p_type == PT_NOTE))
+      nkeep++;
+  if (nkeep > 0 && gelf_newphdr (e, nkeep) == NULL)
     {
       error (0, 0, "gelf_newphdr: %s", elf_errmsg (-1));
       return EXIT_ERROR;
     }
-  for (size_t i = 0; i < nph; i++)
-    {
-      GElf_Phdr ph;
-      if (gelf_getphdr (b->elf, (int) i, &ph) == NULL
-          || gelf_update_phdr (e, (int) i, &ph) == 0)
-        {
-          error (0, 0, "%s: gelf_getphdr: %s", b->path, elf_errmsg (-1));
-          return EXIT_ERROR;
-        }
-    }
+  for (size_t i = 0, k = 0; i < nph && k < nkeep; i++)
+    if (gelf_getphdr (b->elf, (int) i, &ph) != NULL
+        && (ph.p_type == PT_LOAD || ph.p_type == PT_NOTE)
+        && gelf_update_phdr (e, (int) k++, &ph) == 0)
+      {
+        error (0, 0, "gelf_update_phdr: %s", elf_errmsg (-1));
+        return EXIT_ERROR;
+      }
   u8 (&c->shstrtab, 0);
   size_t text;
   uint64_t lo = 0, hi = 0;

@@ -3,6 +3,7 @@
 
 Check the companion debug file gostap wrote for SW (a -s -w build) against
 independent views of the same code:
+  0. `llvm-dwarfdump --verify` finds no error in its DWARF;
   1. lines: `addr2line -e COMPANION` at every instruction `objdump -d SW`
      shows equals Go's own `go tool addr2line SW` (the pclntab read by
      Go's code); where Go has no line (padding after a function's code),
@@ -26,6 +27,7 @@ TAP through gostaptest.py; exit 1 on a mismatch."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -208,6 +210,20 @@ def check_symbols(tap, comp, wtwin, listing):
     return n, local_asm, short
 
 
+def check_verify(tap, comp):
+    tool = next((t for t in ("llvm-dwarfdump", "llvm-dwarfdump-14")
+                 if shutil.which(t)), None)
+    if tool is None:
+        tap.check("llvm-dwarfdump --verify", [], skip="no llvm-dwarfdump here")
+        return
+    p = subprocess.run([tool, "--verify", comp], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, errors="replace")
+    bad = [] if p.returncode == 0 and "No errors." in p.stdout else \
+        [l for l in p.stdout.splitlines() if "error" in l.lower()][:20] or \
+        [f"exit {p.returncode}"]
+    tap.check(f"{tool} --verify: no errors", bad)
+
+
 FIELDS = ("name", "probe", "entry", "body", "end", "abi", "returns",
           "tail_exits", "file", "line")
 
@@ -243,6 +259,7 @@ def main():
     with open(ltwin) as f:
         list_twin = json.load(f)
     tap = Tap()
+    check_verify(tap, comp)
     nl = check_lines(tap, sw, comp, go)
     nr = check_rows(tap, comp, list_sw)
     nf = check_frames(tap, comp, twin, instructions(sw))

@@ -10,7 +10,10 @@
 #     companion's at every instruction (readelf); the -w twin's .symtab vs
 #     the companion's (nm); every entry, body and RET starting a row of
 #     the line table (objdump --dwarf=decodedline); `gostap list --json`
-#     reading the companion vs the DWARF twin's listing;
+#     reading the companion vs the DWARF twin's listing; llvm-dwarfdump
+#     --verify;
+#   - gdb, given the companion (symbol-file), shows at a breakpoint deep in
+#     a recursion the backtrace it shows on the DWARF twin (grow fixtures);
 #   - `gostap gen` writes tapsets whose every probe stap -p2 places without
 #     -g (amd64), with stap-env.sh's stap and with Debian's own stap on
 #     libdw 0.188 (the companion carries .debug_aranges, which Go's DWARF
@@ -65,6 +68,19 @@ placed () {
   fi
 }
 
+# gdb_bt BINARY ADDR [GDB-ARGS]: the backtrace at the 7th hit of a
+# breakpoint at ADDR, one frame a line: number, pc (but frame 0's),
+# function, file:line (arguments left out: the companion has no types).
+have_gdb=$(command -v gdb || true)
+[ -n "$have_gdb" ] || echo "# no gdb here: the gdb backtrace checks do not run"
+gdb_bt () {
+  local bin=$1 addr=$2
+  shift 2
+  GOMAXPROCS=1 timeout 120 gdb -nx -batch "$@" -ex "break *$addr" -ex 'ignore 1 6' \
+    -ex run -ex 'bt 12' "$bin" 2>/dev/null | grep '^#' |
+    sed -E 's/^#([0-9]+) +(0x[0-9a-f]+ in )?([^ ]+) \(.*\) at /\1 \2\3 /; s/^0 0x[0-9a-f]+ in /0 /'
+}
+
 pairs=0 sum=""
 while read -r bin ver variant fixture arch; do
   case $variant in sw|arm64) ;; *) continue ;; esac
@@ -97,6 +113,20 @@ while read -r bin ver variant fixture arch; do
     continue
   fi
   [ "$arch" = amd64 ] || continue
+  # gdb, given the companion with symbol-file, unwinds a deep recursion as
+  # it does with the DWARF twin's own: the same frames, functions, pcs and
+  # file:line (GOMAXPROCS=1: the same call is the 7th hit in both runs).
+  if [ "$fixture" = grow ] && [ -n "$have_gdb" ]; then
+    body=$(python3 -c 'import json,sys; print(next(f["body"] for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "main.rec"))' "$d/twin.json")
+    checks=$((checks + 1))
+    gdb_bt "$twin" "$body" > "$d/bt.twin"
+    gdb_bt "$d/bin" "$body" -ex "symbol-file $comp" > "$d/bt.comp"
+    if [ "$(wc -l < "$d/bt.twin")" -ge 5 ] && cmp -s "$d/bt.twin" "$d/bt.comp"; then
+      echo "ok - $name: gdb with the companion shows the DWARF build's backtrace ($(wc -l < "$d/bt.comp") frames: $(sed -n 2p "$d/bt.comp"))"
+    else
+      fail "$name: gdb backtraces differ: $(diff "$d/bt.twin" "$d/bt.comp" | head -6)"
+    fi
+  fi
   rm -rf "$d/t"
   if ! "$GOSTAP" gen "$d/bin" -o "$d/t" 'main.*' 2>"$d/err"; then
     fail "$name: gen: $(head -3 "$d/err")"

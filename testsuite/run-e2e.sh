@@ -21,7 +21,10 @@
 #     and backtraces, (b) argument and result values against the abi
 #     fixture's own CALL/RET lines, also (values_split) for the Go 1.24
 #     build stripped, its DWARF in a separate debug file found by build id
-#     (by gostap gen here and by stap in the chroot), (c) entry/return
+#     (by gostap gen here and by stap in the chroot), (a', c') the Go 1.27
+#     -s -w build through its companion debug file, found by build id
+#     (newstack_sw: sizes, backtraces) and by name (swbuild: exact
+#     pairing), (c) entry/return
 #     pairing, (d) goroutine
 #     ids, (e) a >= 30 s run under load, (f) the transcript of gostap run:
 #     sizes double, main.rec with main.go:LINE, the module from the cache.
@@ -39,6 +42,7 @@ e2e=$testsuite/e2e
 VERSIONS="1.19 1.24 1.27"
 LOAD_VERSION=1.24
 SPECIAL_VERSION=1.24
+SW_VERSION=1.27
 # The gostap-run jobs: `gostap run -c 'demo 3' ... examples/SCRIPT ARGS` in
 # the guest, as a user runs it: newstack on two releases (stap 5.1 prints
 # file:line for DWARF 4 only), every other example on one.
@@ -114,6 +118,24 @@ strip -s "$src" -o "$share/bin/abiS-$SPECIAL_VERSION"
 export SYSTEMTAP_DEBUGINFO_PATH=$share/debug
 "$GOSTAP" gen "$share/bin/abiS-$SPECIAL_VERSION" -o "$share/ts/abiS-$SPECIAL_VERSION" "main.*" ||
   hard_error "gostap gen abiS-$SPECIAL_VERSION (split debuginfo) failed"
+# A -s -w build (no DWARF, no .symtab anywhere), probed through the
+# companion debug file `gostap companion` makes from its .gopclntab, in the
+# same debug directory: growSW-V, the grow fixture of Go $SW_VERSION, found
+# by its GNU build id; growSN-V, the same without its build id note, found
+# by name (DIR/<its path>.debug: how stap 5.1 looks up a binary with
+# neither build id nor debuglink).
+src=$(awk -v v="$SW_VERSION" '$2 == v && $3 == "sw" && $4 == "grow" { print $1 }' <<< "$manifest")
+[ -n "$src" ] || hard_error "no -s -w build of grow for Go $SW_VERSION in the manifest"
+cp "$src" "$share/bin/growSW-$SW_VERSION"
+objcopy --remove-section .note.gnu.build-id "$src" "$share/bin/growSN-$SW_VERSION"
+for b in growSW growSN; do
+  "$GOSTAP" companion "$share/bin/$b-$SW_VERSION" -o "$share/debug" > /dev/null ||
+    hard_error "gostap companion $b-$SW_VERSION failed"
+  "$GOSTAP" gen "$share/bin/$b-$SW_VERSION" -o "$share/ts/$b-$SW_VERSION" "main.*" ||
+    hard_error "gostap gen $b-$SW_VERSION (companion debug file) failed"
+done
+[ -f "$share/debug$share/bin/growSN-$SW_VERSION.debug" ] ||
+  hard_error "gostap companion wrote no $share/debug$share/bin/growSN-$SW_VERSION.debug"
 for v in $GOSTAP_RUN_VERSIONS; do
   src=$(awk -v v="$v" '$2 == v && $3 == "default" && $4 == "demo" { print $1 }' <<< "$manifest")
   [ -n "$src" ] || hard_error "no demo binary for Go $v in the manifest"
@@ -137,6 +159,7 @@ for v in $VERSIONS; do
 done
 jobs+=("wbuild wbuild growW $SPECIAL_VERSION" "cgo cgo cgo $SPECIAL_VERSION")
 jobs+=("values_split values abiS $SPECIAL_VERSION")
+jobs+=("newstack_sw newstack growSW $SW_VERSION bt-fileline" "swbuild swbuild growSN $SW_VERSION")
 [ "$LOAD_SECONDS" -gt 0 ] && jobs+=("load load grow $LOAD_VERSION")
 
 compile_one () {
@@ -186,16 +209,19 @@ while read -r name v script args; do
 done <<< "$GOSTAP_RUN_JOBS"
 t_gcompile=$(elapsed "$t0" "$(now)")
 
-# What gostap does not promise for the -w and cgo builds: refused by the
-# image's gostap, against its stap, with one line (checked by check-e2e.py).
+# What gostap does not promise for the cgo build: refused by the image's
+# gostap, against its stap, with one line (checked by check-e2e.py).
 refusal () {
   local name=$1 bin=$2 st=0
   shift 2
   ( cd "$share" && "$e2e/run-guest.sh" chroot "$image" "$share" env $(gr_env "$share") \
-      gostap run -p2 -t "$share/bin/$bin" -e "$*" ) >"$share/out/$name.refusal" 2>&1 || st=$?
+      gostap run -p2 -r "$(sed -n 's/^kernel //p' "$image/info")" -t "$share/bin/$bin" \
+      -e "$*" ) >"$share/out/$name.refusal" 2>&1 || st=$?
   echo "$st" > "$share/out/$name.refusal-rc"
 }
-refusal wbuild "growW-$SPECIAL_VERSION" 'probe go.func.main.rec.return { println(r0) }'
+# The -w build: gostap run writes its companion debug file into the
+# chroot's cache, and return probes pass -p2 (check-e2e.py: exit 0).
+refusal wbuild "growW-$SPECIAL_VERSION" 'probe go.func.main.rec.return { println(go_latency_ns) }'
 refusal cgo "cgo-$SPECIAL_VERSION" 'probe go.func.cmul { println(1) }'
 
 # --- the guest's script ---------------------------------------------------------------
@@ -237,6 +263,8 @@ EOF
   echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
   echo "\"\$S/bin/abiS-$SPECIAL_VERSION\" > \"\$S/out/base_abi_split.prog\" 2>&1; echo \$? > \"\$S/out/base_abi_split.rc\""
   echo "run values_split values_split 240 \"\$S/bin/abiS-$SPECIAL_VERSION\""
+  echo "run newstack_sw newstack_sw 240 \"\$S/bin/growSW-$SW_VERSION\""
+  echo "run swbuild swbuild 240 \"\$S/bin/growSN-$SW_VERSION\""
   [ "$LOAD_SECONDS" -gt 0 ] && echo "run load load $((LOAD_SECONDS + 240)) \"\$S/scripts/load.sh\" \"\$S/bin/grow-$LOAD_VERSION\" $LOAD_SECONDS \"\$S/out/load.runs\""
   echo 'echo "guest: done"'
 } > "$share/guest.sh"
@@ -260,7 +288,7 @@ run_s=$(sed -n 's/^gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$sha
 # --- checks ---------------------------------------------------------------------------
 st=0
 E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
-  E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION \
+  E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
   python3 "$e2e/check-e2e.py" "$share/out" $VERSIONS || st=$?
 echo "timings: fixtures ${t_fixtures} s, image ${t_image} s, module compile ${t_compile} s" \
      "(${#jobs[@]} modules), gostap build in the image ${t_gbuild} s, gostap run -p4" \

@@ -1,12 +1,16 @@
 #!/bin/bash
 # Hostile input: fixture binaries damaged systematically, each run through
-# `gostap list --json` and `gostap gen -o DIR 'main.*'`. For every case:
+# `gostap list --json`, `gostap gen -o DIR 'main.*'` and `gostap companion
+# BINARY -o DIR` (which writes on the cases of the -w base, the others
+# having DWARF). For every case:
 #   - exit status 0, 1 or 2: no signal, no sanitizer report (CI runs this on
 #     the ASan/UBSan build), no hang (timeout);
 #   - when failing: at most one error line on stderr (lines with
-#     ": warning: " are allowed) and, for gen, nothing left in DIR;
-#   - when succeeding: only warnings on stderr, list prints valid JSON, and
-#     the tapsets gen wrote pass check-tapset-lines.py.
+#     ": warning: " are allowed) and, for gen and companion, no file left in
+#     DIR;
+#   - when succeeding: only warnings on stderr, list prints valid JSON, the
+#     tapsets gen wrote pass check-tapset-lines.py, and companion wrote one
+#     file, the path it printed, that readelf reads without a complaint.
 # Damage (python3, below): truncation at many offsets (ELF and program
 # headers, pclntab header, name table, file table, pc tables, functab,
 # _func records, DWARF, .go.buildinfo), "cut" copies (truncated at an
@@ -483,6 +487,25 @@ def one(case):
             p.append("check-tapset-lines.py: " + c.stdout.decode("utf-8", "replace").strip())
     res.append(("gen", st, p, err))
     shutil.rmtree(d, ignore_errors=True)
+    # companion: on a binary without DWARF (the -w base), the ELF and DWARF
+    # writer runs; a failure leaves no file, a success one whole file.
+    os.makedirs(d)
+    st, out, err = run([gostap, "companion", path, "-o", d])
+    p = judge(case, "companion", st, out, err)
+    files = [os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs]
+    if st in (1, 2) and files:
+        p.append("files left: %s" % " ".join(sorted(files)[:3]))
+    if st == 0 and not p:
+        said = (out.decode("utf-8", "replace") if isinstance(out, bytes) else out).strip()
+        if len(files) != 1 or not files[0].endswith(".debug") or said != files[0]:
+            p.append("companion wrote %s, said %r" % (files, said))
+        else:
+            c = subprocess.run(["readelf", "-S", "--debug-dump=info", files[0]],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if c.returncode != 0 or c.stderr:
+                p.append("readelf on the companion: %s" % c.stderr.decode("utf-8", "replace")[:200])
+    res.append(("companion", st, p, err))
+    shutil.rmtree(d, ignore_errors=True)
     return case, res
 
 
@@ -507,7 +530,7 @@ if os.environ.get("HOSTILE_VERBOSE"):
     for m, n in sorted(messages.items()):
         print("# %5d  %s" % (n, m))
 print("# hostile: %d cases, %d runs; %s" % (
-    len(cases), 2 * len(cases),
+    len(cases), 3 * len(cases),
     ", ".join("%s: %d" % kv for kv in sorted(stats.items()))))
 print("# hostile: %d failing runs" % len(failures))
 sys.exit(1 if failures else 0)

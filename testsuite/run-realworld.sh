@@ -14,7 +14,9 @@
 #   - gostap gen for 50 functions spread over the table writes tapsets that
 #     pass check-tapset-lines.py, or, for a binary without .symtab and DWARF
 #     (the Debian packages are stripped), refuses with status 2, one line and
-#     nothing written.
+#     nothing written; then, through the companion debug file `gostap
+#     companion` writes, gen for 10 of them succeeds and stap -p2 places
+#     their entry and return aliases and every runtime event without -g.
 # Prints one table line per binary. Skips (77) when the packages are not in
 # the cache and the Debian archive cannot be reached. Takes 2-4 minutes
 # with a warm cache (most of it objdump).
@@ -53,6 +55,11 @@ while read -r pkg suite path; do
   [ -f "$dir/$path" ] || { fail "$pkg/$suite has no $path"; continue; }
   bins+=("$pkg $suite $dir/$path")
 done <<<"$PROGRAMS"
+
+have_stap=no
+st=0
+envsh=$("$testsuite/stap-env.sh") || st=$?
+if [ "$st" = 0 ]; then eval "$envsh"; have_stap=yes; else echo "# no stap here (stap-env.sh): the stap -p2 checks do not run"; fi
 
 PLAIN=$(plain_gostap)
 [ -n "$PLAIN" ] ||
@@ -96,6 +103,37 @@ print("\n".join(fs[::step][:50]))' "$tmp/list.json" >"$tmp/sample"
   else
     gen=BAD
     fail "$pkg/$suite: gen: exit $gs: $(head -c 300 "$tmp/gen.err"); files: $(ls "$tmp/gen" | head -3)"
+  fi
+  # The stripped binary through its companion debug file: gen for 10 of
+  # the functions, whose entry and return aliases, and every runtime
+  # event, stap -p2 places without -g.
+  if [ "$gen" = refused ]; then
+    checks=$((checks + 1))
+    rm -rf "$tmp/dbg" "$tmp/gen2"
+    if timeout 600 "$GOSTAP" companion "$bin" -o "$tmp/dbg" >/dev/null 2>"$tmp/comp.err" &&
+       SYSTEMTAP_DEBUGINFO_PATH=$tmp/dbg timeout 600 "$GOSTAP" gen "$bin" -o "$tmp/gen2" \
+         "${sample[@]:0:10}" >/dev/null 2>>"$tmp/comp.err" &&
+       [ ! -s "$tmp/comp.err" ]; then
+      gen=companion
+      if [ "$have_stap" = yes ]; then
+        { grep -o '^probe go\.func[^ ]*' "$tmp/gen2/go_funcs.stp" | sed 's/$/ { }/'
+          grep -o '^probe go\.[a-z_.]* =' "$testsuite/../tapsets/go_runtime.stp" |
+            sed 's/ =$/ { }/'
+        } > "$tmp/rw.stp"
+        n=$(grep -c . "$tmp/rw.stp")
+        if SYSTEMTAP_DEBUGINFO_PATH=$tmp/dbg $STAP -p2 -I "$tmp/gen2" -I "$testsuite/../tapsets" \
+             "$tmp/rw.stp" > "$tmp/rw.out" 2>"$tmp/rw.err"; then
+          gen="stap:$(grep -c '^process(' "$tmp/rw.out")"
+          echo "ok - $pkg/$suite: companion: stap -p2 places the $n probe points (10 functions' entry and return aliases, every runtime event) without -g: $(grep -c '^process(' "$tmp/rw.out") probes"
+        else
+          gen=BAD
+          fail "$pkg/$suite: companion: stap -p2: $(grep -v '^WARNING: Kernel' "$tmp/rw.err" | head -3)"
+        fi
+      fi
+    else
+      gen=BAD
+      fail "$pkg/$suite: companion, gen: $(head -c 300 "$tmp/comp.err")"
+    fi
   fi
 
   python3 - "$bin" "$tmp/list.json" "$rss_kb" "$pkg" "$suite" "$gen" <<'EOF' || fail "$pkg/$suite: see above"
