@@ -366,12 +366,20 @@ cmd_run (int argc, char **argv)
   if (run_read_script (&s, script, inline_script) != 0)
     goto out;
 
-  ret = run_companion (program);
-  if (ret != EXIT_OK)
-    goto out;
   /* The layout is read only when the cache misses (generate).  */
-  ret = select_prepare (&b, program, PREPARE_PROBEABLE, NULL);
+  ret = select_prepare (&b, program, 0, NULL);
   opened = true;
+  bool wrote = false;
+  if (ret == EXIT_OK)
+    ret = run_companion (&b, &wrote);
+  if (ret == EXIT_OK && wrote)
+    {
+      /* Again: its DWARF was looked up before the companion was there.  */
+      gobin_close (&b);
+      ret = select_prepare (&b, program, 0, NULL);
+    }
+  if (ret == EXIT_OK)
+    ret = write_check_probeable (&b);
   if (ret != EXIT_OK)
     goto out;
   bool guru = false;

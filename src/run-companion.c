@@ -16,17 +16,15 @@
 
 #include "companion.h"
 #include "run.h"
-#include "select.h"
 #include "write.h"
 
 int
-run_companion (const char *program)
+run_companion (struct go_bin *b, bool *wrote)
 {
   char *dir = run_cache_debug_dir (), *search = NULL, *path = NULL;
-  struct go_bin b;
-  bool opened = false;
   struct go_model *m = NULL;
   int ret = EXIT_ERROR;
+  *wrote = false;
   if (dir == NULL)
     return EXIT_ERROR;
   const char *now = gobin_debuginfo_path ();
@@ -44,23 +42,22 @@ run_companion (const char *program)
           goto out;
         }
     }
-  ret = select_prepare (&b, program, 0, NULL);
-  opened = true;
-  if (ret != EXIT_OK || b.has_dwarf || gobin_has_debuginfo (&b))
-    goto out;                   /* nothing to do, or said */
-  ret = companion_check_needed (&b);
+  /* The lookup runs here, first, with the cache directory named.  */
+  ret = EXIT_OK;
+  if (b->has_dwarf || gobin_has_debuginfo (b))
+    goto out;                   /* nothing to do */
+  ret = companion_check_needed (b);
   if (ret != EXIT_OK)
     goto out;
   ret = EXIT_ERROR;
-  path = companion_path (&b, dir);
+  path = companion_path (b, dir);
   if (path == NULL || companion_mkdirs (path) != 0
-      || (m = go_model_begin (&b)) == NULL)
+      || (m = go_model_begin (b)) == NULL)
     goto out;
-  ret = write_companion (m, &b, path);
+  ret = write_companion (m, b, path);
+  *wrote = ret == EXIT_OK;
 out:
   go_model_end (m);
-  if (opened)
-    gobin_close (&b);
   free (path);
   free (search);
   free (dir);

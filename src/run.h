@@ -50,11 +50,12 @@ char *run_cache_dir (const struct go_bin *b, const struct run_script *s);
 /* CACHE/gostap/debug, the debug directory of the companion files gostap
    run writes (malloc'd), or NULL after one line.  */
 char *run_cache_debug_dir (void);
-/* Before PROGRAM is opened for good: when it has no DWARF anywhere, write
-   its companion debug file under run_cache_debug_dir () (once per build)
-   and add that directory to SYSTEMTAP_DEBUGINFO_PATH, for gostap's own
-   lookup and for stap's.  An exit status, after one line.  */
-int run_companion (const char *program);
+/* Add run_cache_debug_dir () to SYSTEMTAP_DEBUGINFO_PATH, for gostap's
+   own lookup and for stap's; then, when B (just opened, its DWARF not yet
+   looked up) has no DWARF anywhere, not even a companion written before,
+   write its companion debug file there and set *WROTE: B is then to be
+   opened again.  An exit status, after one line.  */
+int run_companion (struct go_bin *b, bool *wrote);
 /* Is DIR there (a hit)?  Then *GURU: whether its probes need stap -g.  */
 bool run_cache_lookup (const char *dir, bool *guru);
 /* A new temporary directory beside DIR to write into (malloc'd), or NULL
