@@ -41,9 +41,8 @@ companion_path (const struct go_bin *b, const char *dir)
   int n;
   if (b->gnu_build_id != NULL && b->gnu_build_id_len >= 2)
     {
-      char hex[2 * 64 + 1] = "";
-      for (size_t i = 0; i < b->gnu_build_id_len && i < 64; i++)
-        snprintf (hex + 2 * i, 3, "%02x", b->gnu_build_id[i]);
+      char hex[2 * 64 + 1];
+      hex_string (hex, sizeof hex, b->gnu_build_id, b->gnu_build_id_len);
       n = asprintf (&path, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
     }
   else

@@ -158,6 +158,8 @@ const uint8_t *gobin_vaddr (const struct go_bin *b, uint64_t vaddr,
                             uint64_t len, size_t *avail);
 Elf_Scn *gobin_section (const struct go_bin *b, const char *name,
                         GElf_Shdr *shdr);
+/* The first section of ELF named NAME (its header into *SHDR), or NULL.  */
+Elf_Scn *elf_section (Elf *elf, const char *name, GElf_Shdr *shdr);
 /* NAME in the binary's own .symtab (what the readers of gobin_open use).  */
 bool gobin_own_symbol (const struct go_bin *b, const char *name,
                        uint64_t *value, uint64_t *size);
@@ -280,6 +282,9 @@ const char *arch_name (enum go_arch arch);
 uint64_t fnv1a (uint64_t h, const void *data, size_t n);
 bool name_matches (char *const *globs, int nglobs, const char *name,
                    bool *used);
+/* The N bytes of BYTES in lowercase hex into OUT (OUTSIZE bytes: as many
+   as fit, NUL-terminated).  */
+void hex_string (char *out, size_t outsize, const uint8_t *bytes, size_t n);
 /* mkdir -p PATH: 0, or -1 with errno.  */
 int make_dirs (const char *path);
 

@@ -88,24 +88,14 @@ is_companion (Dwarf *dw)
 static const void *
 section_bytes (Elf *elf, const char *name, size_t *size)
 {
-  size_t shstrndx;
-  if (elf_getshdrstrndx (elf, &shstrndx) != 0)
+  GElf_Shdr sh;
+  Elf_Scn *s = elf_section (elf, name, &sh);
+  Elf_Data *d = s != NULL && sh.sh_type != SHT_NOBITS
+    ? elf_rawdata (s, NULL) : NULL;
+  if (d == NULL)
     return NULL;
-  for (Elf_Scn *s = elf_nextscn (elf, NULL); s != NULL;
-       s = elf_nextscn (elf, s))
-    {
-      GElf_Shdr sh;
-      const char *n;
-      Elf_Data *d;
-      if (gelf_getshdr (s, &sh) != NULL && sh.sh_type != SHT_NOBITS
-          && (n = elf_strptr (elf, shstrndx, sh.sh_name)) != NULL
-          && strcmp (n, name) == 0 && (d = elf_rawdata (s, NULL)) != NULL)
-        {
-          *size = d->d_size;
-          return d->d_buf;
-        }
-    }
-  return NULL;
+  *size = d->d_size;
+  return d->d_buf;
 }
 
 /* A companion found by name (no GNU build id to check) may be of an
@@ -247,14 +237,6 @@ begin_dwarf (struct go_debuginfo *d, Elf *elf, const uint8_t *image,
   return dw;
 }
 
-static void
-hex (char *out, size_t outsize, const uint8_t *bytes, size_t n)
-{
-  out[0] = '\0';
-  for (size_t i = 0; i < n && 2 * i + 2 < outsize; i++)
-    snprintf (out + 2 * i, 3, "%02x", bytes[i]);
-}
-
 /* Take the debug file open on FD (named PATH, malloc'd or NULL): its
    DWARF and symbols.  False, with a message, when libdw cannot read it.  */
 static bool
@@ -324,7 +306,7 @@ explain_rejected (const struct go_bin *b, const char *search)
   char want[128], got[128], cand[4096];
   if (b->gnu_build_id == NULL || b->gnu_build_id_len < 2)
     return;
-  hex (want, sizeof want, b->gnu_build_id, b->gnu_build_id_len);
+  hex_string (want, sizeof want, b->gnu_build_id, b->gnu_build_id_len);
   char *dirs = strdup (search);
   if (dirs == NULL)
     return;
@@ -343,7 +325,7 @@ explain_rejected (const struct go_bin *b, const char *search)
       const void *id;
       ssize_t n = e != NULL ? dwelf_elf_gnu_build_id (e, &id) : -1;
       if (n > 0)
-        hex (got, sizeof got, id, (size_t) n);
+        hex_string (got, sizeof got, id, (size_t) n);
       if (e != NULL)
         elf_end (e);
       close (fd);
@@ -448,7 +430,7 @@ from_dwfl (const struct go_bin *b, struct go_debuginfo *d)
       if (b->gnu_build_id != NULL && urls != NULL && urls[0] != '\0')
         {
           char id[128];
-          hex (id, sizeof id, b->gnu_build_id, b->gnu_build_id_len);
+          hex_string (id, sizeof id, b->gnu_build_id, b->gnu_build_id_len);
           error (0, 0, "%s: no debuginfo for build id %s in the debug "
                  "directories or from debuginfod (%s; DEBUGINFOD_VERBOSE=1 "
                  "shows what it answered)", b->path, id, urls);

@@ -63,17 +63,23 @@ gobin_vaddr (const struct go_bin *b, uint64_t vaddr, uint64_t len,
 Elf_Scn *
 gobin_section (const struct go_bin *b, const char *name, GElf_Shdr *shdr)
 {
+  return b->has_section_headers ? elf_section (b->elf, name, shdr) : NULL;
+}
+
+Elf_Scn *
+elf_section (Elf *elf, const char *name, GElf_Shdr *shdr)
+{
   size_t shstrndx;
-  if (!b->has_section_headers || elf_getshdrstrndx (b->elf, &shstrndx) != 0)
+  if (elf_getshdrstrndx (elf, &shstrndx) != 0)
     return NULL;
   Elf_Scn *scn = NULL;
-  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
+  while ((scn = elf_nextscn (elf, scn)) != NULL)
     {
       GElf_Shdr mem;
       GElf_Shdr *sh = gelf_getshdr (scn, &mem);
       if (sh == NULL)
         continue;
-      const char *n = elf_strptr (b->elf, shstrndx, sh->sh_name);
+      const char *n = elf_strptr (elf, shstrndx, sh->sh_name);
       if (n != NULL && strcmp (n, name) == 0)
         {
           if (shdr)

@@ -46,9 +46,6 @@ run_companion (struct go_bin *b, bool *wrote)
   ret = EXIT_OK;
   if (b->has_dwarf || gobin_has_debuginfo (b))
     goto out;                   /* nothing to do */
-  ret = companion_check_needed (b);
-  if (ret != EXIT_OK)
-    goto out;
   ret = EXIT_ERROR;
   path = companion_path (b, dir);
   if (path == NULL || companion_mkdirs (path) != 0

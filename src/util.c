@@ -73,6 +73,14 @@ name_matches (char *const *globs, int nglobs, const char *name, bool *used)
   return any;
 }
 
+void
+hex_string (char *out, size_t outsize, const uint8_t *bytes, size_t n)
+{
+  out[0] = '\0';
+  for (size_t i = 0; i < n && 2 * i + 2 < outsize; i++)
+    snprintf (out + 2 * i, 3, "%02x", bytes[i]);
+}
+
 int
 make_dirs (const char *path)
 {

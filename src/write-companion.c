@@ -439,6 +439,14 @@ symbol (struct companion *c, const struct go_bin *b,
   put (&c->symtab, &s, sizeof s);
 }
 
+/* A libelf call that failed: one line, and the status.  */
+static int
+elf_failed (const char *call)
+{
+  error (0, 0, "%s: %s", call, elf_errmsg (-1));
+  return EXIT_ERROR;
+}
+
 /* A section of the companion: NAME, TYPE, flags, address, the bytes (or
    NOBITS of SIZE); its index, or 0 with a message.  */
 static size_t
@@ -452,7 +460,7 @@ add_section (Elf *e, struct companion *c, const char *name, GElf_Word type,
   if (scn == NULL || (d = elf_newdata (scn)) == NULL
       || gelf_getshdr (scn, &sh) == NULL)
     {
-      error (0, 0, "elf_newscn: %s", elf_errmsg (-1));
+      elf_failed ("elf_newscn");
       return 0;
     }
   d->d_buf = (void *) bytes;
@@ -470,7 +478,7 @@ add_section (Elf *e, struct companion *c, const char *name, GElf_Word type,
   sh.sh_size = size;
   if (gelf_update_shdr (scn, &sh) == 0)
     {
-      error (0, 0, "gelf_update_shdr: %s", elf_errmsg (-1));
+      elf_failed ("gelf_update_shdr");
       return 0;
     }
   return elf_ndxscn (scn);
@@ -660,6 +668,14 @@ build (struct companion *c, struct go_model *m, const struct go_bin *b,
   return EXIT_OK;
 }
 
+/* Is the binary's program header I one the companion keeps (into *PH)?  */
+static bool
+kept_segment (const struct go_bin *b, size_t i, GElf_Phdr *ph)
+{
+  return gelf_getphdr (b->elf, (int) i, ph) != NULL
+    && (ph->p_type == PT_LOAD || ph->p_type == PT_NOTE);
+}
+
 /* Lay the companion out in E.  */
 static int
 layout (Elf *e, struct companion *c, struct go_model *m,
@@ -675,10 +691,7 @@ layout (Elf *e, struct companion *c, struct go_model *m,
     }
   if (gelf_newehdr (e, ELFCLASS64) == NULL
       || gelf_getehdr (e, &out) == NULL)
-    {
-      error (0, 0, "gelf_newehdr: %s", elf_errmsg (-1));
-      return EXIT_ERROR;
-    }
+    return elf_failed ("gelf_newehdr");
   memcpy (out.e_ident, in.e_ident, EI_NIDENT);
   out.e_type = in.e_type;
   out.e_machine = in.e_machine;
@@ -686,10 +699,7 @@ layout (Elf *e, struct companion *c, struct go_model *m,
   out.e_entry = in.e_entry;
   out.e_flags = in.e_flags;
   if (gelf_update_ehdr (e, &out) == 0)
-    {
-      error (0, 0, "gelf_update_ehdr: %s", elf_errmsg (-1));
-      return EXIT_ERROR;
-    }
+    return elf_failed ("gelf_update_ehdr");
   /* The binary's loadable segments and notes, as they are: libdwfl
      relates the debug file to the binary through its first PT_LOAD.  The
      others (PT_DYNAMIC, PT_INTERP, ...) would name sections a debug file
@@ -697,22 +707,12 @@ layout (Elf *e, struct companion *c, struct go_model *m,
   size_t nkeep = 0;
   GElf_Phdr ph;
   for (size_t i = 0; i < nph; i++)
-    if (gelf_getphdr (b->elf, (int) i, &ph) != NULL
-        && (ph.p_type == PT_LOAD || ph.p_type == PT_NOTE))
-      nkeep++;
+    nkeep += kept_segment (b, i, &ph);
   if (nkeep > 0 && gelf_newphdr (e, nkeep) == NULL)
-    {
-      error (0, 0, "gelf_newphdr: %s", elf_errmsg (-1));
-      return EXIT_ERROR;
-    }
+    return elf_failed ("gelf_newphdr");
   for (size_t i = 0, k = 0; i < nph && k < nkeep; i++)
-    if (gelf_getphdr (b->elf, (int) i, &ph) != NULL
-        && (ph.p_type == PT_LOAD || ph.p_type == PT_NOTE)
-        && gelf_update_phdr (e, (int) k++, &ph) == 0)
-      {
-        error (0, 0, "gelf_update_phdr: %s", elf_errmsg (-1));
-        return EXIT_ERROR;
-      }
+    if (kept_segment (b, i, &ph) && gelf_update_phdr (e, (int) k++, &ph) == 0)
+      return elf_failed ("gelf_update_phdr");
   u8 (&c->shstrtab, 0);
   size_t text;
   uint64_t lo = 0, hi = 0;
@@ -725,16 +725,15 @@ layout (Elf *e, struct companion *c, struct go_model *m,
   {
     const char *name;
     struct buf *buf;
-    GElf_Word type;
   } dw[] = {
-    { ".debug_abbrev", &c->abbrev, SHT_PROGBITS },
-    { ".debug_info", &c->info, SHT_PROGBITS },
-    { ".debug_aranges", &c->aranges, SHT_PROGBITS },
-    { ".debug_line", &c->line, SHT_PROGBITS },
-    { ".debug_frame", &c->frame, SHT_PROGBITS },
+    { ".debug_abbrev", &c->abbrev },
+    { ".debug_info", &c->info },
+    { ".debug_aranges", &c->aranges },
+    { ".debug_line", &c->line },
+    { ".debug_frame", &c->frame },
   };
   for (size_t i = 0; i < sizeof dw / sizeof dw[0]; i++)
-    if (add_section (e, c, dw[i].name, dw[i].type, 0, 0, dw[i].buf->p,
+    if (add_section (e, c, dw[i].name, SHT_PROGBITS, 0, 0, dw[i].buf->p,
                      dw[i].buf->n, 1, 0) == 0)
       return EXIT_ERROR;
   size_t strtab = add_section (e, c, ".strtab", SHT_STRTAB, 0, 0,
@@ -747,20 +746,22 @@ layout (Elf *e, struct companion *c, struct go_model *m,
   Elf_Scn *ss = elf_getscn (e, symtab);
   GElf_Shdr sh;
   if (ss == NULL || gelf_getshdr (ss, &sh) == NULL)
-    return EXIT_ERROR;
+    return elf_failed ("gelf_getshdr");
   sh.sh_link = (GElf_Word) strtab;
   sh.sh_info = 1;               /* every symbol after the null one is global */
   Elf_Data *sd = elf_getdata (ss, NULL);
   if (sd == NULL || gelf_update_shdr (ss, &sh) == 0)
-    return EXIT_ERROR;
+    return elf_failed ("gelf_update_shdr");
   sd->d_type = ELF_T_SYM;
   /* .shstrtab last: its data is taken once its own name is in.  */
   size_t k = add_section (e, c, ".shstrtab", SHT_STRTAB, 0, 0, NULL, 0, 1,
                           0);
   Elf_Scn *sscn = k ? elf_getscn (e, k) : NULL;
   Elf_Data *d = sscn ? elf_getdata (sscn, NULL) : NULL;
+  if (k == 0)
+    return EXIT_ERROR;          /* said by add_section */
   if (d == NULL || gelf_getshdr (sscn, &sh) == NULL)
-    return EXIT_ERROR;
+    return elf_failed ("gelf_getshdr");
   if (c->shstrtab.oom)
     {
       error (0, ENOMEM, "%s: the companion debug file", b->path);
@@ -770,13 +771,10 @@ layout (Elf *e, struct companion *c, struct go_model *m,
   d->d_size = c->shstrtab.n;
   sh.sh_size = c->shstrtab.n;
   if (gelf_update_shdr (sscn, &sh) == 0 || gelf_getehdr (e, &out) == NULL)
-    return EXIT_ERROR;
+    return elf_failed ("gelf_update_shdr");
   out.e_shstrndx = (Elf64_Half) k;
   if (gelf_update_ehdr (e, &out) == 0)
-    {
-      error (0, 0, "gelf_update_ehdr: %s", elf_errmsg (-1));
-      return EXIT_ERROR;
-    }
+    return elf_failed ("gelf_update_ehdr");
   return EXIT_OK;
 }
 
