@@ -5,8 +5,9 @@
    stap's (gostap takes -t, reads -c and -x and passes them on), words
    after it are the script's.  Finds the Go binary, generates the tapsets
    the script uses (cached per binary), checks what would fail, and execs
-   stap with -I for the generated and static tapsets, -d BINARY, and -g
-   only when a probe address needs it.  */
+   stap with -I for the generated and static tapsets, -d BINARY, -g only
+   when a probe address needs it, and --sysroot and --target-namespaces
+   for a container's process (run-sysroot.c).  */
 
 #include "config.h"
 
@@ -236,7 +237,7 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
       any_ret |= ret;
       sel[n++] = f;
     }
-  if (run_script_check_matched (s, b->abspath) != 0)
+  if (run_script_check_matched (s, b->probe_path) != 0)
     {
       *status = EXIT_BADINPUT;
       goto out;
@@ -292,7 +293,8 @@ cmd_run (int argc, char **argv)
   struct run_script s = { 0 };
   struct go_bin b;
   bool opened = false;
-  char *program = NULL, *gendir = NULL, *binpath = NULL;
+  char *gendir = NULL, *binpath = NULL, *sysroot_opt = NULL, *ns_opt = NULL;
+  struct run_target t = { 0 };
   char **sargv = NULL;
   int ret = EXIT_USAGE;
 
@@ -356,18 +358,18 @@ cmd_run (int argc, char **argv)
 
   ret = EXIT_ERROR;
   if (target != NULL)
-    program = strdup (target);
+    t.program = strdup (target);
   else if (cmd != NULL)
-    program = run_command_program (cmd);
-  else
-    program = run_pid_program (pid);
-  if (program == NULL)
+    t.program = run_command_program (cmd);
+  else if (run_pid_target (pid, &t) != 0)
+    goto out;
+  if (t.program == NULL)
     goto out;
   if (run_read_script (&s, script, inline_script) != 0)
     goto out;
 
   /* The layout is read only when the cache misses (generate).  */
-  ret = select_prepare (&b, program, 0, NULL);
+  ret = select_prepare (&b, t.program, 0, NULL);
   opened = true;
   bool wrote = false;
   if (ret == EXIT_OK)
@@ -376,7 +378,17 @@ cmd_run (int argc, char **argv)
     {
       /* Again: its DWARF was looked up before the companion was there.  */
       gobin_close (&b);
-      ret = select_prepare (&b, program, 0, NULL);
+      ret = select_prepare (&b, t.program, 0, NULL);
+    }
+  if (ret == EXIT_OK && t.sysroot != NULL)
+    {
+      /* A container's process: its program read from a copy.  */
+      b.probe_path = t.probe_path;
+      if (run_sysroot_links (t.sysroot) != 0
+          || run_sysroot_check (&b, &t, pid) != 0
+          || asprintf (&sysroot_opt, "--sysroot=%s", t.sysroot) < 0
+          || asprintf (&ns_opt, "--target-namespaces=%s", pid) < 0)
+        ret = EXIT_ERROR;
     }
   if (ret == EXIT_OK)
     ret = write_check_probeable (&b);
@@ -400,7 +412,7 @@ cmd_run (int argc, char **argv)
   /* stap -I GEN -I STATIC -d BINARY [-g] OPTIONS... SCRIPT ARGS...  */
   const char *tapsets = getenv ("GOSTAP_TAPSETS");
   int end = script_at < 0 ? argc : script_at;
-  sargv = calloc ((size_t) argc + 12, sizeof *sargv);
+  sargv = calloc ((size_t) argc + 14, sizeof *sargv);
   if (sargv == NULL)
     goto out;
   int k = 0;
@@ -409,9 +421,19 @@ cmd_run (int argc, char **argv)
   sargv[k++] = gendir;
   sargv[k++] = (char *) "-I";
   sargv[k++] = (char *) (tapsets ? tapsets : GOSTAP_TAPSETDIR);
-  binpath = strdup (b.abspath);
+  binpath = strdup (b.probe_path);
   if (binpath == NULL)
     goto out;
+  /* stap 5.1's runtime looks a probe's path up when the module loads,
+     in the mount namespace of --target-namespaces' process (stapio
+     passes it), else in its own, where the container's path names
+     nothing (measured in the guest: "Couldn't resolve target program
+     file path").  */
+  if (sysroot_opt != NULL)
+    {
+      sargv[k++] = sysroot_opt;
+      sargv[k++] = ns_opt;
+    }
   sargv[k++] = (char *) "-d";
   sargv[k++] = binpath;
   if (guru)
@@ -448,7 +470,9 @@ out:
     gobin_close (&b);
   run_script_free (&s);
   free (sargv);
-  free (program);
+  run_target_free (&t);
+  free (sysroot_opt);
+  free (ns_opt);
   free (gendir);
   free (binpath);
   return ret;

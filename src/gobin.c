@@ -30,8 +30,10 @@ gobin_open (struct go_bin *b, const char *path)
   b->fd = -1;
   b->path = path;
   elf_version (EV_CURRENT);
-  if ((ret = gobin_elf_open (b, path)) != EXIT_OK
-      || (ret = gobin_debuginfo_init (b)) != EXIT_OK
+  if ((ret = gobin_elf_open (b, path)) != EXIT_OK)
+    return ret;
+  b->probe_path = b->abspath;
+  if ((ret = gobin_debuginfo_init (b)) != EXIT_OK
       || (ret = gobin_read_buildinfo (b)) != EXIT_OK
       || (ret = gobin_read_pclntab (b)) != EXIT_OK)
     return ret;

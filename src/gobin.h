@@ -98,6 +98,10 @@ struct go_bin
 {
   const char *path;             /* as given by the user */
   char *abspath;                /* realpath() of it */
+  const char *probe_path;       /* the path stap's process() names it by:
+                                   abspath, unless the caller sets another
+                                   (gostap run on a container's process
+                                   reads a copy: run-sysroot.c) */
   int fd;
   Elf *elf;
   const uint8_t *image;         /* the whole file, mapped by libelf */

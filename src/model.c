@@ -197,7 +197,7 @@ go_model_func (struct go_model *m, const struct go_func *f, unsigned parts,
   int ret = gobin_analyze (b, f);
   if (ret != EXIT_OK)
     return ret;
-  out->binary = b->abspath;
+  out->binary = b->probe_path;
   out->arch = b->arch;
   out->name = f->name;
   out->wrapper = f->wrapper;

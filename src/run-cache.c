@@ -25,8 +25,8 @@
 #include "gobin.h"
 #include "run.h"
 
-static char *
-cache_root (void)
+char *
+run_cache_root (void)
 {
   const char *x = getenv ("XDG_CACHE_HOME"), *home = getenv ("HOME");
   char *r = NULL;
@@ -37,16 +37,18 @@ cache_root (void)
     }
   else if (home != NULL && asprintf (&r, "%s/.cache/gostap", home) < 0)
     r = NULL;
+  if (r == NULL)
+    error (0, 0, "no cache directory: set HOME or XDG_CACHE_HOME");
   return r;
 }
 
 char *
 run_cache_debug_dir (void)
 {
-  char *root = cache_root (), *dir = NULL;
-  if (root == NULL || asprintf (&dir, "%s/debug", root) < 0)
+  char *root = run_cache_root (), *dir = NULL;
+  if (root != NULL && asprintf (&dir, "%s/debug", root) < 0)
     {
-      error (0, 0, "no cache directory: set HOME or XDG_CACHE_HOME");
+      error (0, errno, "asprintf");
       dir = NULL;
     }
   free (root);
@@ -84,11 +86,11 @@ run_cache_dir (const struct go_bin *b, const struct run_script *s)
   for (size_t i = 0; i < s->npatterns; i++)
     h = fnv1a (h, s->patterns[i], strlen (s->patterns[i]) + 1);
   h = fnv1a (h, &s->runtime_returns, sizeof s->runtime_returns);
-  char *root = cache_root (), *dir = NULL;
-  if (root == NULL
-      || asprintf (&dir, "%s/%016" PRIx64 "/%016" PRIx64, root, binkey, h) < 0)
+  char *root = run_cache_root (), *dir = NULL;
+  if (root != NULL
+      && asprintf (&dir, "%s/%016" PRIx64 "/%016" PRIx64, root, binkey, h) < 0)
     {
-      error (0, 0, "cannot name the cache directory (HOME unset?)");
+      error (0, errno, "asprintf");
       dir = NULL;
     }
   free (root);

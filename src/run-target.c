@@ -1,17 +1,13 @@
 /* run-target.c: which file `gostap run` probes: the program of -c, looked
    up in PATH, or the file process -x PID runs.
 
-   /proc/PID/exe reads as the path inside the process's own mount
-   namespace: for a container's process it names another file, or none,
-   here.  /proc/PID/root/ + that path reaches the process's file, but
-   stap canonicalizes a probe's path: measured with stap 4.8 -p2,
-   process("/proc/PID/root/X") resolved to this namespace's X, another
-   binary.  A bind mount of the process's file into gostap's namespace is
-   refused by the kernel (EINVAL: the source mount belongs to another
-   namespace).  So a process whose program this namespace does not name
-   by the same path is refused in one line, rather than probed in the
-   wrong file.  Every choice is checked by device and inode against
-   /proc/PID/exe.  */
+   /proc/PID/exe reads as the path the kernel prints for the process's
+   program from here: for a container's process, the path from the root
+   of its mount namespace (inside the container, or for a chroot there
+   the path to it), which here names another file, or none.  Then the
+   file is read through /proc/PID/exe, which opens it in any namespace,
+   into a sysroot for stap (run-sysroot.c).  A path here is used only when
+   it names the same file, by device and inode.  */
 
 #include "config.h"
 
@@ -65,34 +61,32 @@ same_file (const char *path, const struct stat *want)
     && st.st_ino == want->st_ino;
 }
 
-char *
-run_pid_program (const char *pid)
+int
+run_pid_target (const char *pid, struct run_target *t)
 {
-  char exe[64], link[PATH_MAX], *path = NULL;
+  char exe[64], link[PATH_MAX];
   struct stat want;
+  memset (t, 0, sizeof *t);
   snprintf (exe, sizeof exe, "/proc/%s/exe", pid);
   ssize_t n = readlink (exe, link, sizeof link - 1);
   if (n < 0 || stat (exe, &want) != 0)
     {
       error (0, errno, "%s: cannot read the program of process %s", exe, pid);
-      return NULL;
+      return -1;
     }
   link[n] = '\0';
   if (link[0] == '/' && same_file (link, &want))
-    return strdup (link);
-  bool other_ns = false;
-  if (link[0] == '/' && asprintf (&path, "/proc/%s/root%s", pid, link) >= 0)
     {
-      other_ns = same_file (path, &want);
-      free (path);
+      t->program = strdup (link);
+      return t->program != NULL ? 0 : -1;
     }
-  if (other_ns)
-    error (0, 0, "%s: process %s runs %s in another mount namespace (a "
-           "container), where this namespace has another file or none by "
-           "that name; SystemTap resolves probe paths here, so gostap cannot "
-           "probe it yet", exe, pid, link);
-  else
-    error (0, 0, "%s: process %s runs %s, which no path names here "
-           "(deleted?)", exe, pid, link);
-  return NULL;
+  /* Another file here, or none: the process's own (another mount
+     namespace's) unless the kernel says the file was removed.  */
+  static const char deleted[] = " (deleted)";
+  size_t len = strlen (link), dl = sizeof deleted - 1;
+  if (link[0] == '/' && !(len > dl && strcmp (link + len - dl, deleted) == 0))
+    return run_sysroot_copy (exe, link, t);
+  error (0, 0, "%s: process %s runs %s, which no path names here "
+         "(deleted?)", exe, pid, link);
+  return -1;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gobin.h"
 
@@ -25,10 +26,38 @@ struct run_script
 /* The program of -c CMD: its first word, looked up in PATH (malloc'd), or
    NULL after one line.  */
 char *run_command_program (const char *cmd);
-/* The file process PID runs, by a path that names it here (malloc'd), or
-   NULL after one line (a process of another mount namespace, whose path
-   names another file here: see run-target.c).  */
-char *run_pid_program (const char *pid);
+
+/* What gostap run probes: the file it reads, and for a process of another
+   mount namespace (run-sysroot.c) the path stap's process() names it by
+   and the --sysroot that holds the file at that path.  */
+struct run_target
+{
+  char *program;                /* the file gostap reads */
+  char *probe_path;             /* or NULL: the program's own path */
+  char *sysroot;                /* stap --sysroot, or NULL */
+  uint64_t content_hash;        /* with a sysroot: FNV-1a of the bytes */
+  uint64_t content_size;
+};
+/* The file process PID runs, checked by device and inode against
+   /proc/PID/exe: by the path that names it here, else copied into a
+   sysroot (a container's process).  0, or -1 after one line.  */
+int run_pid_target (const char *pid, struct run_target *t);
+/* Copy the file EXE (/proc/PID/exe) opens into a sysroot in gostap's
+   cache, at INNER (the path the process's namespace gives it): fills T.
+   0, or -1 after one line.  */
+int run_sysroot_copy (const char *exe, const char *inner,
+                      struct run_target *t);
+/* Links in SYSROOT to the directories stap reads under it: the kernel's
+   build tree, and the debuginfo directories (SYSTEMTAP_DEBUGINFO_PATH, so
+   after run_companion).  0, or -1 after one line.  */
+int run_sysroot_links (const char *sysroot);
+/* For B read from T's sysroot copy of process PID's program: 0, or -1
+   after one line when stap would give the probes to another file too (no
+   GNU build id, and this namespace's T->probe_path, or another process's
+   program by that path, has other bytes).  */
+int run_sysroot_check (const struct go_bin *b, const struct run_target *t,
+                       const char *pid);
+void run_target_free (struct run_target *t);
 
 /* Read PATH (or take INLINE) and collect the go.func probe points it
    names.  0, or -1 with a message.  */
@@ -47,6 +76,9 @@ int run_script_check_matched (const struct run_script *s,
 /* The cache directory of what SCRIPT needs from B (malloc'd), or NULL
    after one line.  */
 char *run_cache_dir (const struct go_bin *b, const struct run_script *s);
+/* CACHE/gostap, CACHE being $XDG_CACHE_HOME or ~/.cache (malloc'd), or
+   NULL after one line.  */
+char *run_cache_root (void);
 /* CACHE/gostap/debug, the debug directory of the companion files gostap
    run writes (malloc'd), or NULL after one line.  */
 char *run_cache_debug_dir (void);

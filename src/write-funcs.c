@@ -54,7 +54,8 @@ int
 write_check_probeable (const struct go_bin *b)
 {
   bool ctrl = false;
-  for (const unsigned char *p = (const unsigned char *) b->abspath; *p; p++)
+  for (const unsigned char *p = (const unsigned char *) b->probe_path; *p;
+       p++)
     ctrl |= *p < 0x20 || *p == 0x7f;
   if (ctrl)
     {
@@ -65,7 +66,7 @@ write_check_probeable (const struct go_bin *b)
       FILE *m = open_memstream (&shown, &n);
       if (m != NULL)
         {
-          out_text_string (m, b->abspath);
+          out_text_string (m, b->probe_path);
           fclose (m);
         }
       error (0, 0, "%s: the path contains a control character, which "
@@ -74,10 +75,10 @@ write_check_probeable (const struct go_bin *b)
       free (shown);
       return EXIT_BADINPUT;
     }
-  if (strpbrk (b->abspath, "*?[") != NULL)
+  if (strpbrk (b->probe_path, "*?[") != NULL)
     {
       error (0, 0, "%s: the path contains a glob character, which "
-             "process(\"...\") would expand", b->abspath);
+             "process(\"...\") would expand", b->probe_path);
       return EXIT_BADINPUT;
     }
   if (!gobin_has_debuginfo (b) && !gobin_has_symbols (b))

@@ -27,7 +27,7 @@ write_target (const struct go_bin *b, const struct go_layout *l,
   fputs ("/** sfunction go_target_path - the Go binary these tapsets are for"
          "\n * Description: Its absolute path, as given to process().\n */\n"
          "function go_target_path:string () { return ", f);
-  stp_string (f, b->abspath);
+  stp_string (f, b->probe_path);
   fputs (" }\n\n/** sfunction go_target_version - the Go release that built "
          "the binary\n * Description: For example \"go1.22.1\"; empty when "
          "the binary does not say.\n */\n"

@@ -32,6 +32,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 SUITE=trixie
 PACKAGES=linux-image-amd64,linux-headers-amd64,systemtap,gcc,make,libc6-dev,elfutils,kmod,udev,procps
+# Separate debuginfo served on the guest's loopback (run-e2e.sh,
+# values_dbgd): the server, the client library libdw loads, ip for lo.
+PACKAGES=$PACKAGES,debuginfod,libdebuginfod1t64,iproute2
 # What building gostap itself in the image needs (the gostap-run job of
 # run-e2e.sh and demo-newstack.sh build it in a chroot of the image and run
 # `gostap run` in the guest): tools/deps.sh's build list, trixie names.

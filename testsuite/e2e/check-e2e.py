@@ -33,6 +33,13 @@ program run without probes) and checks values, not that something ran:
      build id, and for swbuild by name): sizes and backtraces (symbols: stap
      takes no line table from a separate debug file) as (a), entries ==
      returns == calls, goids, funcname/filename/lineno;
+ (h) container: `gostap run -x PID` on the demo in a mount namespace of
+     its own whose root is a tmpfs (pivot_root, as container runtimes do):
+     the path /proc/PID/exe reads names no file in the guest's namespace;
+     the module is the one the image's chroot compiled;
+     gostap gives stap a sysroot; main.handle entries and returns pair in
+     that process (unpaired only what was in flight at the start and end),
+     no hit elsewhere, funcname/filename/lineno, pp() names that path.
  (g) wbuild and cgo: the grow fixture built with -ldflags=-w (entry probes
      by name count every call and at most every growth more, goids, stack
      growth; `gostap run -p2` of a return probe passes in the image, through
@@ -589,6 +596,89 @@ def check_swbuild(v):
           f"{w.group(0)[8:] if w else None}")
 
 
+def check_split_run(v, name, source, where):
+    """gostap run -c abiS values.stp in the guest: where gostap found the
+    DWARF there (gostap list --json), the values, and whether stap used
+    the module compiled in the chroot."""
+    import json
+    text = read(name + ".list") or ""
+    try:
+        info = json.loads(text)
+    except ValueError:
+        info = {}
+    src, dfile = info.get("dwarf_source"), info.get("debug_file") or ""
+    # From debuginfod, list names no file: the server's log shows the
+    # download by libdebuginfod (user agent elfutils/...).
+    served = re.search(r"UA:elfutils\S* .*GET /buildid/[0-9a-f]+/debuginfo 200 ",
+                       read("debuginfod.log") or "")
+    at = dfile if dfile else ("the server on 127.0.0.1 (its log: " + served.group(0)[:60] + ")"
+                              if source == "debuginfod" and served else None)
+    check(src == source and at and (dfile.startswith(where) or not dfile)
+          and not info.get("dwarf_companion"),
+          f"{name}: gostap in the guest finds the DWARF by {src} at {at}",
+          f"expected {source} under {where}; {text[-300:]!r}")
+    check_values(v, name, "base_abi_split.prog")
+    before, after = read(name + ".ko-before"), read(name + ".ko-after")
+    check(before is not None and before == after,
+          f"{name}: stap in the guest used the module compiled in the chroot "
+          "(its cache held the same modules before and after)")
+
+
+def check_container(v):
+    """gostap run -x PID on the demo in a mount namespace of its own, whose
+    root is a tmpfs (container.exe: the path /proc/PID/exe reads from the
+    guest's namespace, whether it names a file there, the process id
+    wanted and got)."""
+    name = "container"
+    exe = (read(name + ".exe") or "").split()
+    check(len(exe) == 4 and exe[0] == "/app/demo" and exe[1] == "none" and exe[2] == exe[3],
+          f"{name}: the demo runs as /app/demo in its own root (a tmpfs), with the process "
+          f"id the image's chroot compiled for; from the guest's namespace /proc/PID/exe "
+          f"reads {exe[0] if exe else None}, which names "
+          f"{'no file' if exe[1:2] == ['none'] else 'a file'} there", f"{exe}")
+    rc = (read(name + ".rc") or "").strip()
+    tr = read(name + ".transcript") or ""
+    if not check(rc == "0", f"{name}: `{(read(name + '.cmd') or '').strip()}` exit {rc or '?'} "
+                 f"in {(read(name + '.time') or '?').strip()} s",
+                 " | ".join(list(dict.fromkeys(tr.splitlines()))[-8:])):
+        return
+    check(re.search(r"^gostap: running: .* --sysroot=\S+/gostap/sysroot/[0-9a-f]{16} "
+                    r"--target-namespaces=\d+ -d /app/demo ", tr, flags=re.M),
+          f"{name}: gostap gave stap a sysroot holding the copy of the process's "
+          "program, --target-namespaces, and its path from the guest's namespace")
+    m = re.search(r"^CTRPAIR entries=(\d+) returns=(\d+) paired=(\d+) "
+                  r"unpaired_returns=(\d+) other_pids=(\d+)$", tr, flags=re.M)
+    if not m:
+        fail(f"{name}: no CTRPAIR line in {tr[-300:]!r}")
+        return
+    e, r, p, u, o = map(int, m.groups())
+    check(e >= 20 and o == 0 and r == p + u and u <= 4 and e - 4 <= p <= e,
+          f"{name}: main.handle in the container's process: {e} entries, {r} returns, "
+          f"{p} of them paired with an entry, {u} unpaired (in flight when stap "
+          f"attached, at most one per worker), {e - p} entries in flight at the end; "
+          f"{o} hits in other processes")
+    src = os.environ.get("E2E_DEMO_SRC")
+    line = None
+    if src and os.path.exists(src):
+        with open(src) as f:
+            for i, text in enumerate(f, 1):
+                if text.startswith("func handle("):
+                    line = i
+    w = re.search(r"^CTRWHERE (\S+) (\S+):(\d+)$", tr, flags=re.M)
+    check(w and w.group(1) == "main.handle" and w.group(2).endswith("/main.go")
+          and int(w.group(3)) == line,
+          f"{name}: funcname, filename, lineno: {w.group(0)[9:] if w else None}",
+          f"the demo's source has func handle at line {line}")
+    before, after = read(name + ".ko-before"), read(name + ".ko-after")
+    check(before is not None and before == after,
+          f"{name}: stap in the guest used the module compiled in the chroot "
+          "(its cache held the same modules before and after)")
+    pp = re.search(r"^CTRPP (.*)$", tr, flags=re.M)
+    check(pp and pp.group(1).startswith('process("/app/demo").statement('),
+          f"{name}: the probe point names the program by that path: "
+          f"{pp.group(1) if pp else None}")
+
+
 def check_cgo():
     name = "cgo"
     check_refusal(name, r"no Go function of \S+ has the probe point go\.func\.cmul")
@@ -626,6 +716,12 @@ for v in versions:
 split_v = os.environ.get("E2E_SPLIT_VERSION")
 if split_v:
     check_values(split_v, "values_split", "base_abi_split.prog")
+# (b'') the same through `gostap run` in the guest, its debug file under
+# the guest's /usr/lib/debug/.build-id and from a debuginfod there.
+if split_v:
+    for name, source, where in (("values_usrlib", "build-id", "/usr/lib/debug/.build-id/"),
+                                ("values_dbgd", "debuginfod", "/tmp/dcache/")):
+        check_split_run(split_v, name, source, where)
 # (a', c') the -s -w build through its companion debug file.
 sw_v = os.environ.get("E2E_SW_VERSION")
 if sw_v:
@@ -651,5 +747,7 @@ for job in os.environ.get("E2E_GOSTAP_RUN", "").split():
         check_example(job)
 check_wbuild()
 check_cgo()
+if os.environ.get("E2E_CONTAINER_VERSION"):
+    check_container(os.environ["E2E_CONTAINER_VERSION"])
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed else 0)

@@ -12,7 +12,8 @@
 #
 #   run-guest.sh chroot IMAGE SHARE COMMAND [ARG...]
 #       Run COMMAND in a chroot of the guest's own disk: IMAGE/disk.img
-#       loop-mounted read-only, tmpfs on /tmp and /root, SHARE at its own
+#       loop-mounted read-only and made the root of a private mount
+#       namespace (pivot_root), tmpfs on /tmp and /root, SHARE at its own
 #       path (it must lie under /tmp, or in a directory the image has),
 #       /proc, /dev; a clean environment (HOME=/root, PATH, LANG; put more
 #       in front with env VAR=VALUE); in the current directory when it is
@@ -105,7 +106,13 @@ chroot)
       mount --bind "$share" "$root$share"
       mount -t proc proc "$root/proc"
       mount --bind /dev "$root/dev"
-      exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+      # The image becomes the namespace'"'"'s root (this machine'"'"'s under
+      # /mnt there), not only the root of a chroot: the kernel then prints
+      # paths of mounts of inner namespaces as in the guest (the e2e'"'"'s
+      # container job: /proc/PID/exe of a process whose root is a tmpfs).
+      cd "$root"
+      pivot_root . mnt
+      exec chroot . /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
         LANG=C.UTF-8 /bin/sh -c "cd \"\$0\" && exec \"\$@\"" "$dir" "$@"
     ' sh "$image/disk.img" "$mnt" "$share" "$dir" "$@" || st=$?
   rmdir "$mnt" 2>/dev/null || true
