@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/run.sh: gostap's performance benchmarks, one command.
 #
-#   bench/run.sh [--runs N] [--only T1,T2,T3,T4,T5,T6] [--gostap PROG] [--profile]
+#   bench/run.sh [--runs N] [--only T1,T2,T3,T4,T5,T6,T7] [--gostap PROG] [--profile]
 #
 # Builds a plain optimized gostap (-O2 -g, no sanitizers) from a snapshot of
 # this tree, fetches the benchmark binaries (bench/fetch.sh: stripped Go
@@ -23,7 +23,7 @@ CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
 export BENCH_CACHE=${BENCH_CACHE:-$CACHE/bench}
 mkdir -p "$BENCH_CACHE"
 
-runs=7 only=T1,T2,T3,T4,T5,T6 gostap='' profile=''
+runs=7 only=T1,T2,T3,T4,T5,T6,T7 gostap='' profile=''
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;

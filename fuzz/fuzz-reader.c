@@ -31,6 +31,7 @@
 #include "layout.h"
 #include "params.h"
 #include "probe-name.h"
+#include "stack.h"
 #include "write.h"
 
 enum { MAX_FUNCS = 400, MAX_WRITE = 64 };
@@ -213,6 +214,31 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
   if (pc != NULL)
     go_params_end (pc);
+
+  /* The stack symbolizer (inline trees, funcdata, the pc-value tables):
+     a record in the middle of each selected function, another at its
+     entry with its end as the word at SP.  */
+  struct stack_cache *sc = stack_cache_new (&b);
+  struct stack_record *rec = malloc (sizeof *rec);
+  if (sc != NULL && rec != NULL)
+    for (size_t k = 0; k < nsel; k++)
+      {
+        const struct go_func *f = sel[k];
+        struct stack_frame frames[8];
+        *rec = (struct stack_record) {
+          .exact = k % 2 == 0, .pc = f->entry + (f->end - f->entry) / 2 + 1,
+          .has_w0 = true, .w0 = f->end - 1, .end = '0' };
+        rec->chain[rec->nchain++] = f->entry;
+        size_t nf = stack_frames (sc, rec, frames, 8);
+        for (size_t i = 0; i < nf; i++)
+          {
+            touch (frames[i].func);
+            touch (frames[i].file);
+            sink += (size_t) frames[i].line;
+          }
+      }
+  free (rec);
+  stack_cache_free (sc);
 
   struct go_layout layout;
   if (m != NULL && write_check_probeable (&b) == EXIT_OK

@@ -1,8 +1,8 @@
 /* cmd-doctor.c: gostap doctor [BINARY]
 
    Reports what SystemTap on this machine can do for Go programs, and for
-   BINARY what will work (entry probes, RET probes, arguments, backtraces)
-   and why not.  One line a fact: "ok", "NO" or "??" (unknown), then why. */
+   BINARY what will work (entry probes, RET probes, arguments, Go stacks,
+   backtraces) and why not.  One line a fact: "ok", "NO" or "??" (unknown), then why. */
 
 #include "config.h"
 
@@ -157,6 +157,12 @@ cmd_doctor (int argc, char **argv)
         : dwarf ? (new_dw ? "from DWARF types and Go's ABI; floats "
                  "are not readable by scripts" : "need libdw 0.191+")
         : "need DWARF types");
+  line (b.arch == GO_ARCH_AMD64 ? "ok" : "NO", "Go stacks",
+        b.arch == GO_ARCH_AMD64
+        ? "go_stack(), go_sched_stack(): frame pointers, symbolized by "
+        "gostap run from the .gopclntab (function, file:line, inlined "
+        "calls), with or without DWARF"
+        : "x86-64 only for now");
   bool frames = dwarf;
   if (!frames)
     line ("NO", "backtraces", "no .debug_frame (-w drops it)");

@@ -287,7 +287,8 @@ int
 cmd_run (int argc, char **argv)
 {
   const char *target = NULL, *cmd = NULL, *pid = NULL, *script = NULL;
-  const char *inline_script = NULL, *pass = NULL;
+  const char *inline_script = NULL, *pass = NULL, *outfile = NULL;
+  bool outfile_whole = true;    /* -o FILE is one file stap writes to the end */
   bool verbose = false;
   int script_at = -1;
   struct run_script s = { 0 };
@@ -337,6 +338,10 @@ cmd_run (int argc, char **argv)
         verbose = true;
       else if (strncmp (a, "-p", 2) == 0)
         pass = a[2] ? a + 2 : argv[i + 1];
+      else if (strncmp (a, "-o", 2) == 0)
+        outfile = a[2] ? a + 2 : argv[i + 1];
+      else if (strncmp (a, "-S", 2) == 0 || strcmp (a, "-F") == 0)
+        outfile_whole = false;          /* rotated files, or detached */
       if (takes_arg (a) && strcmp (a, "-t") != 0 && strcmp (a, "-c") != 0
           && strcmp (a, "-x") != 0)
         i++;
@@ -458,6 +463,12 @@ cmd_run (int argc, char **argv)
       for (int i = 0; i < k; i++)
         fprintf (stderr, " %s", sargv[i]);
       fputc ('\n', stderr);
+    }
+  if (runs && run_script_records_stacks (&s))
+    {
+      /* The stacks are symbolized from the binary: keep it open.  */
+      ret = run_stap_filtered (sargv, &b, outfile_whole ? outfile : NULL);
+      goto out;
     }
   fflush (NULL);
   gobin_close (&b);

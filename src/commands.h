@@ -11,5 +11,6 @@ int cmd_gen (int argc, char **argv);
 int cmd_run (int argc, char **argv);
 int cmd_doctor (int argc, char **argv);
 int cmd_companion (int argc, char **argv);
+int cmd_symbolize (int argc, char **argv);
 
 #endif

@@ -74,6 +74,8 @@ struct go_func
   uint32_t pcsp, pcfile, pcln;  /* offsets of the pc-value tables */
   uint32_t cuoff;               /* compilation unit (Go 1.16+) */
   uint8_t funcid, flag;         /* flag: GO_FUNCFLAG_* */
+  uint8_t nfuncdata;            /* funcdata slots after the pcdata tables */
+  uint32_t npcdata;             /* pcdata tables after the record */
   enum go_abi abi;
   bool wrapper;                 /* the ABI wrapper of a same-named function */
   unsigned dup_index;           /* k-th non-wrapper function of its name */
@@ -250,6 +252,18 @@ const char *gobin_func_file (const struct go_bin *b, const struct go_func *f);
 const char *gobin_file_name (const struct go_bin *b, const struct go_func *f,
                              int32_t fno);
 int32_t gobin_func_line (const struct go_bin *b, const struct go_func *f);
+/* The offset of F's pcdata table IDX (a PCDATA_* index) in the pc-value
+   tables, or 0 when F has none.  */
+uint32_t gobin_pcdata (const struct go_bin *b, const struct go_func *f,
+                       unsigned idx);
+/* The address of F's funcdata IDX (a FUNCDATA_* index) and the bytes of
+   the file there (at least LEN), or NULL when F has none or it is not in
+   the file.  */
+const uint8_t *gobin_funcdata (const struct go_bin *b,
+                               const struct go_func *f, unsigned idx,
+                               uint64_t len, size_t *avail);
+/* The name at OFF of the function name table, or NULL.  */
+const char *gobin_funcname (const struct go_bin *b, uint32_t off);
 /* Call FN for each (pc, value) change of a pc-value table from the
    function's entry: 0, or -1 on a malformed table.  */
 int gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
@@ -263,6 +277,21 @@ int gobin_pcvalue_walk_to (const struct go_bin *b, const struct go_func *f,
                            void (*fn) (uint64_t pc, int32_t value,
                                        void *arg),
                            void *arg, uint64_t *endpc);
+
+/* read-inline.c: the inline tree (Go 1.16+).  */
+struct go_inlined
+{
+  const char *name;             /* the inlined function */
+  uint64_t parent_pc;           /* a pc whose position is the call site */
+  uint8_t funcid;
+};
+/* The index of the innermost inlined call PC of F belongs to, or -1 (F's
+   own code, or no inline tree).  */
+int32_t gobin_inline_index (const struct go_bin *b, const struct go_func *f,
+                            uint64_t pc);
+/* Inlined call IDX of F; false when the record is missing or malformed. */
+bool gobin_inline_call (const struct go_bin *b, const struct go_func *f,
+                        int32_t idx, struct go_inlined *call);
 
 /* read-code.c: gobin_code_fini also frees what gobin_analyze found.  */
 int gobin_code_init (struct go_bin *b);

@@ -32,6 +32,8 @@ static const struct command
     "for a Go binary" },
   { "companion", cmd_companion, "Write a debug file made from the "
     ".gopclntab for a Go binary without DWARF" },
+  { "symbolize", cmd_symbolize, "Expand the stacks recorded by the "
+    "tapsets into Go tracebacks" },
 };
 
 static const struct command *

@@ -29,6 +29,12 @@ enum
   MAGIC_120 = 0xfffffff1u,
   /* moduledata: pcHeader, 6 slices, findfunctab, minpc, maxpc, text.  */
   MODULEDATA_TEXT = 22,
+  /* ... and gofunc, the base of Go 1.18+'s funcdata offsets: after the
+     section bounds, which Go 1.20 (covctrs) and 1.27 (typedesclen,
+     itaboffset, itabsize) lengthened.  */
+  MODULEDATA_GOFUNC_118 = 38,
+  MODULEDATA_GOFUNC_120 = 40,
+  MODULEDATA_GOFUNC_127 = 43,
   MAX_PCVALUE_STEPS = 1 << 20,
 };
 
@@ -50,6 +56,8 @@ struct go_pclntab
   uint32_t *name_buckets;
   size_t name_nbuckets;         /* a power of two */
   uint32_t *name_chain, *name_next;
+  uint64_t gofunc;              /* Go 1.18+: what funcdata offsets count
+                                   from; 0 when unknown */
 };
 
 static uint32_t
@@ -258,11 +266,12 @@ gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
   return gobin_pcvalue_walk_to (b, f, table, fn, arg, &end);
 }
 
-int
-gobin_pcvalue_walk_to (const struct go_bin *b, const struct go_func *f,
-                       uint32_t table,
-                       void (*fn) (uint64_t pc, int32_t value, void *arg),
-                       void *arg, uint64_t *endpc)
+/* The walk of gobin_pcvalue_walk_to, which stops before the first change
+   past LAST_PC (nothing after it can change the value at LAST_PC).  */
+static int
+walk (const struct go_bin *b, const struct go_func *f, uint32_t table,
+      void (*fn) (uint64_t pc, int32_t value, void *arg), void *arg,
+      uint64_t *endpc, uint64_t last_pc)
 {
   *endpc = f->entry;
   if (table == 0 || table >= b->pclntab->pctab_size)
@@ -295,11 +304,22 @@ gobin_pcvalue_walk_to (const struct go_bin *b, const struct go_func *f,
       val += (v[0] & 1) ? -(int64_t) (v[0] >> 1) - 1 : (int64_t) (v[0] >> 1);
       if (val > INT32_MAX || val < INT32_MIN || v[1] > UINT32_MAX)
         return -1;
+      if (pc > last_pc)
+        return 0;
       fn (pc, (int32_t) val, arg);
       pc += v[1] * b->pclntab->quantum;
     }
   *endpc = pc < f->end ? pc : f->end;
   return 0;
+}
+
+int
+gobin_pcvalue_walk_to (const struct go_bin *b, const struct go_func *f,
+                       uint32_t table,
+                       void (*fn) (uint64_t pc, int32_t value, void *arg),
+                       void *arg, uint64_t *endpc)
+{
+  return walk (b, f, table, fn, arg, endpc, UINT64_MAX);
 }
 
 struct value_at
@@ -326,8 +346,9 @@ gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
                uint32_t table, uint64_t target_pc, int32_t *value)
 {
   struct value_at v = { target_pc, 0, false };
+  uint64_t end;
   if (target_pc < f->entry || target_pc >= f->end
-      || gobin_pcvalue_walk (b, f, table, keep_if_before, &v) != 0
+      || walk (b, f, table, keep_if_before, &v, &end, target_pc) != 0
       || !v.found)
     return false;
   *value = v.value;
@@ -375,6 +396,99 @@ gobin_file_name (const struct go_bin *b, const struct go_func *f,
   if (off == UINT32_MAX)
     return NULL;
   return table_string (b->pclntab->filetab, b->pclntab->filetab_size, off);
+}
+
+/* F's _func record and the bytes after it in its table.  */
+static const uint8_t *
+func_record (const struct go_bin *b, const struct go_func *f, size_t *avail)
+{
+  const struct go_pclntab *t = b->pclntab;
+  const uint8_t *base = b->pcln_ver == GO_PCLN_12 ? t->pcln : t->functab;
+  size_t size = b->pcln_ver == GO_PCLN_12 ? t->pcln_size : t->functab_size;
+  *avail = size - f->funcoff;   /* read_functions checked funcoff < size */
+  return base + f->funcoff;
+}
+
+uint32_t
+gobin_pcdata (const struct go_bin *b, const struct go_func *f, unsigned idx)
+{
+  size_t avail, rsz = func_record_size (b);
+  if (b->pcln_ver < GO_PCLN_116 || idx >= f->npcdata)
+    return 0;
+  const uint8_t *rec = func_record (b, f, &avail);
+  if (rsz + ((uint64_t) idx + 1) * 4 > avail)
+    return 0;
+  return u32 (rec + rsz + idx * 4);
+}
+
+const uint8_t *
+gobin_funcdata (const struct go_bin *b, const struct go_func *f,
+                unsigned idx, uint64_t len, size_t *avail)
+{
+  size_t ravail, rsz = func_record_size (b);
+  if (b->pcln_ver < GO_PCLN_116 || idx >= f->nfuncdata)
+    return NULL;
+  const uint8_t *rec = func_record (b, f, &ravail);
+  uint64_t slot = rsz + (uint64_t) f->npcdata * 4, vaddr;
+  if (b->pcln_ver >= GO_PCLN_118)
+    {
+      /* uint32 offsets from gofunc; all ones: none.  */
+      slot += (uint64_t) idx * 4;
+      if (slot + 4 > ravail || b->pclntab->gofunc == 0
+          || u32 (rec + slot) == UINT32_MAX)
+        return NULL;
+      vaddr = b->pclntab->gofunc + u32 (rec + slot);
+    }
+  else
+    {
+      /* Pointers, aligned to their size in the image (not the file).  */
+      uint64_t at = b->pclntab->pcln_vaddr
+        + (uint64_t) (rec - b->pclntab->pcln) + slot;
+      if (b->ptrsize == 8 && at % 8 != 0)
+        slot += 4;
+      slot += (uint64_t) idx * b->ptrsize;
+      if (slot + b->ptrsize > ravail)
+        return NULL;
+      vaddr = gobin_read_uint (b, rec + slot, b->ptrsize);
+      if (vaddr == 0)
+        return NULL;
+    }
+  const uint8_t *p = gobin_vaddr (b, vaddr, len, avail);
+  return p != NULL && *avail >= len ? p : NULL;
+}
+
+const char *
+gobin_funcname (const struct go_bin *b, uint32_t off)
+{
+  return table_string (b->pclntab->funcnametab,
+                       b->pclntab->funcnametab_size, off);
+}
+
+/* Go 1.18+'s funcdata base: the go:func.* symbol (go.func.* before Go
+   1.20), else the moduledata's gofunc word, which must point into a
+   loaded segment.  */
+static void
+find_gofunc (struct go_bin *b)
+{
+  uint64_t v;
+  if (gobin_own_symbol (b, "go:func.*", &v, NULL)
+      || gobin_own_symbol (b, "go.func.*", &v, NULL))
+    {
+      b->pclntab->gofunc = v;
+      return;
+    }
+  const uint8_t *m = find_moduledata (b);
+  if (m == NULL || b->go_minor == 0)
+    return;
+  unsigned w = b->go_minor < 20 ? MODULEDATA_GOFUNC_118
+    : b->go_minor < 27 ? MODULEDATA_GOFUNC_120 : MODULEDATA_GOFUNC_127;
+  const uint8_t *slot = gobin_at (b, (uint64_t) (m - b->image) + w * 8, 8);
+  size_t avail;
+  if (slot == NULL)
+    return;
+  v = gobin_read_uint (b, slot, 8);
+  if (gobin_vaddr (b, v, 1, &avail) != NULL)
+    b->pclntab->gofunc = v;
 }
 
 const char *
@@ -497,6 +611,12 @@ read_functions (struct go_bin *b)
         : b->pcln_ver == GO_PCLN_118 ? 4 + 8 * 4 : 4 + 9 * 4;
       f->funcid = b->pcln_ver == GO_PCLN_12 ? 0 : rec[idoff];
       f->flag = b->pcln_ver == GO_PCLN_12 ? 0 : rec[idoff + 1];
+      /* Go 1.2-1.15 records are not read past their tables.  */
+      if (b->pcln_ver >= GO_PCLN_116)
+        {
+          f->npcdata = func_field (b, rec, 7);
+          f->nfuncdata = rec[idoff + 3];
+        }
     }
   if (skipped > 0)
     error (0, 0, "%s: warning: skipped %zu malformed pclntab entries",
@@ -651,6 +771,8 @@ gobin_read_pclntab (struct go_bin *b)
       return EXIT_BADINPUT;
     }
   int ret = read_functions (b);
+  if (ret == EXIT_OK && b->pcln_ver >= GO_PCLN_118)
+    find_gofunc (b);
   return ret != EXIT_OK ? ret : index_names (b);
 }
 

@@ -68,6 +68,15 @@ void run_script_free (struct run_script *s);
    return alias (*RET true)?  Marks the patterns that matched.  */
 bool run_script_uses (const struct run_script *s, const char *alias,
                       bool *ret);
+/* Does the script record stacks (tapsets/go_stack.stp)?  */
+bool run_script_records_stacks (const struct run_script *s);
+/* run-stap.c: run stap (SARGV) with its output through the stack
+   expansion of write-traceback.c, symbolized from B, and when stap wrote
+   it to OUTFILE (stap -o), that file expanded in place once stap is done;
+   stap's exit status, or 128 + the signal that killed it.  */
+int run_stap_filtered (char **sargv, const struct go_bin *b,
+                       const char *outfile);
+
 /* After every function was tried: one line and -1 when a pattern that is
    not optional matched no alias of BINARY (stap would fail on it).  */
 int run_script_check_matched (const struct run_script *s,

@@ -55,9 +55,10 @@ die() { echo "build-fixtures.sh: $*" >&2; exit 1; }
 . "$here/debian-archive.sh"
 cache_lock build-fixtures
 
-FIXTURES="abi grow cgo demo"
+FIXTURES="abi grow stacks cgo demo"
 # fixture_dir FIXTURE: its source directory; the demo program of the
-# examples is built too, for the CLI and end-to-end tests.
+# examples is built too, for the CLI and end-to-end tests (default, and
+# -s -w for the newstack example on a release build).
 fixture_dir() {
   case $1 in
     demo) echo "$here/../examples/demo" ;;
@@ -95,7 +96,7 @@ command -v "${CC:-gcc}" >/dev/null 2>&1 || have_cc=no
 variants() {
   case $1 in
     cgo) [ "$have_cc" = yes ] && echo cgo || echo "build-fixtures.sh: no C compiler, cgo fixture skipped" >&2 ;;
-    demo) echo default ;;
+    demo) echo default sw ;;
     *) echo default w sw pie arm64 ;;
   esac
 }

@@ -14,11 +14,12 @@
 #  5. the gostap-run jobs (e2e/gostap-run.sh): gostap itself built in a
 #     chroot of the image, `gostap run -p4` there fills stap's cache, and
 #     the guest runs `gostap run -c 'demo 3' ... examples/SCRIPT` as a user
-#     would: newstack.stp 1 on Go 1.19 and 1.24 (stap 5.1 prints file:line
-#     for DWARF 4 only), every other example on Go 1.24; the -w and cgo
-#     refusals of the image's gostap;
+#     would: newstack.stp 1 on Go 1.19, 1.24 and 1.27 (Go tracebacks from
+#     go_sched_stack, expanded by gostap run), every other example on Go
+#     1.24; the -w and cgo refusals of the image's gostap;
 #  6. e2e/check-e2e.py asserts on the values printed: (a) newstack sizes
-#     and backtraces, (b) argument and result values against the abi
+#     and backtraces, and the go_sched_stack records (gostap symbolize
+#     here) equal to stap's unwinder frame by frame, (b) argument and result values against the abi
 #     fixture's own CALL/RET lines, also (values_split) for the Go 1.24
 #     build stripped, its DWARF in a separate debug file found by build id
 #     (by gostap gen here and by stap in the chroot), (a', c') the Go 1.27
@@ -50,12 +51,17 @@ SPECIAL_VERSION=1.24
 SW_VERSION=1.27
 CONTAINER_VERSION=1.24
 # The gostap-run jobs: `gostap run -c 'demo 3' ... examples/SCRIPT ARGS` in
-# the guest, as a user runs it: newstack on two releases (stap 5.1 prints
-# file:line for DWARF 4 only), every other example on one.
+# the guest, as a user runs it: newstack on three releases (its stacks
+# are gostap's, symbolized from the pclntab: Go 1.25+'s DWARF 5, which stap
+# 5.1's unwinder cannot read, does not matter) and on the -s -w build of
+# the demo (version V-sw: gostap run writes its companion), every other
+# example on one.
 # name version script [args]
 GOSTAP_RUN_JOBS="
 newstack_1_19 1.19 newstack.stp 1
 newstack_1_24 1.24 newstack.stp 1
+newstack_1_27 1.27 newstack.stp 1
+newstack_sw_demo 1.27-sw newstack.stp 1
 funclatency 1.24 funclatency.stp
 goroutines 1.24 goroutines.stp
 gcpause 1.24 gcpause.stp
@@ -142,10 +148,42 @@ for b in growSW growSN; do
 done
 [ -f "$share/debug$share/bin/growSN-$SW_VERSION.debug" ] ||
   hard_error "gostap companion wrote no $share/debug$share/bin/growSN-$SW_VERSION.debug"
-for v in $GOSTAP_RUN_VERSIONS; do
-  src=$(awk -v v="$v" '$2 == v && $3 == "default" && $4 == "demo" { print $1 }' <<< "$manifest")
-  [ -n "$src" ] || hard_error "no demo binary for Go $v in the manifest"
-  cp "$src" "$share/bin/demo-$v"
+# The stacks fixture (go_stack.stp): its default, -w and -s -w builds of
+# every release (stacks-V, stacksW-V, stacksSW-V), each probed at the
+# entry of every function where it records its own stack (the script from
+# e2e/stacks-script.py, which runs the fixture here once to learn them).
+# The -w and -s -w builds are probed through their companion debug files:
+# the -s -w one by the GNU build id it shares with the default build, the
+# -w one by name (its build id note removed: its Go build id differs from
+# the -s -w build's, so the two cannot share a companion).
+STACKS=
+for v in $VERSIONS; do
+  for nv in "stacks default" "stacksSW sw" "stacksW w"; do
+    read -r n variant <<< "$nv"
+    src=$(awk -v v="$v" -v w="$variant" '$2 == v && $3 == w && $4 == "stacks" { print $1 }' <<< "$manifest")
+    [ -n "$src" ] || hard_error "no $variant build of stacks for Go $v in the manifest"
+    if [ "$variant" = w ]; then
+      objcopy --remove-section .note.gnu.build-id "$src" "$share/bin/$n-$v"
+    else
+      cp "$src" "$share/bin/$n-$v"
+    fi
+    if [ "$variant" != default ]; then
+      "$GOSTAP" companion "$share/bin/$n-$v" -o "$share/debug" > /dev/null ||
+        hard_error "gostap companion $n-$v failed"
+    fi
+    "$GOSTAP" gen "$share/bin/$n-$v" -o "$share/ts/$n-$v" "main.*" ||
+      hard_error "gostap gen $n-$v failed"
+    python3 "$e2e/stacks-script.py" "$GOSTAP" "$share/bin/$n-$v" > "$share/scripts/st_${n}_${v/./_}.stp" ||
+      hard_error "stacks-script.py $n-$v failed"
+    STACKS="$STACKS $n-$v"
+  done
+done
+for vv in $GOSTAP_RUN_VERSIONS; do
+  v=${vv%-sw} variant=default
+  [ "$v" = "$vv" ] || variant=sw
+  src=$(awk -v v="$v" -v w="$variant" '$2 == v && $3 == w && $4 == "demo" { print $1 }' <<< "$manifest")
+  [ -n "$src" ] || hard_error "no $variant demo binary for Go $v in the manifest"
+  cp "$src" "$share/bin/demo-$vv"
 done
 
 # --- modules ----------------------------------------------------------------------
@@ -166,6 +204,10 @@ done
 jobs+=("wbuild wbuild growW $SPECIAL_VERSION" "cgo cgo cgo $SPECIAL_VERSION")
 jobs+=("values_split values abiS $SPECIAL_VERSION")
 jobs+=("newstack_sw newstack growSW $SW_VERSION bt-fileline" "swbuild swbuild growSN $SW_VERSION")
+for nv in $STACKS; do
+  n=${nv%-*} v=${nv##*-}
+  jobs+=("st_${n}_${v/./_} st_${n}_${v/./_} $n $v")
+done
 [ "$LOAD_SECONDS" -gt 0 ] && jobs+=("load load grow $LOAD_VERSION")
 
 compile_one () {
@@ -398,6 +440,10 @@ EOF
   echo "run values_split values_split 240 \"\$S/bin/abiS-$SPECIAL_VERSION\""
   echo "run newstack_sw newstack_sw 240 \"\$S/bin/growSW-$SW_VERSION\""
   echo "run swbuild swbuild 240 \"\$S/bin/growSN-$SW_VERSION\""
+  for nv in $STACKS; do
+    n=${nv%-*} v=${nv##*-}
+    echo "run st_${n}_${v/./_} st_${n}_${v/./_} 240 \"\$S/bin/$nv\""
+  done
   container_lines "$share" "$CONTAINER_VERSION"
   split_lines "$share" "$bid"
   [ "$LOAD_SECONDS" -gt 0 ] && echo "run load load $((LOAD_SECONDS + 240)) \"\$S/scripts/load.sh\" \"\$S/bin/grow-$LOAD_VERSION\" $LOAD_SECONDS \"\$S/out/load.runs\""
@@ -424,7 +470,8 @@ run_s=$(sed -n 's/^gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$sha
 st=0
 E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
-  E2E_CONTAINER_VERSION=$CONTAINER_VERSION \
+  E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
+  E2E_STACKS="$STACKS" \
   python3 "$e2e/check-e2e.py" "$share/out" $VERSIONS || st=$?
 echo "timings: fixtures ${t_fixtures} s, image ${t_image} s, module compile ${t_compile} s" \
      "(${#jobs[@]} modules), gostap build in the image ${t_gbuild} s, gostap run -p4" \

@@ -46,6 +46,7 @@ probe go.runtime.newstack {
 probe go.runtime.stack_grow {
   printf("%d %d %d %x %x %x %d\n", goid, old_size, new_size, sched_pc, sched_sp,
          sched_bp, _go_arg_word(2))
+  printf("%s %s\n", go_sched_stack(sched_pc, sched_sp, sched_bp), go_g_stack(_go_gp))
 }
 probe go.goroutine.create { printf("%d %d\n", goid, parent_goid) }
 probe go.goroutine.exit { printf("%d\n", goid) }
@@ -54,7 +55,8 @@ probe go.goroutine.state {
          new == @go_gstatus_runnable && old == @go_gstatus_waiting)
 }
 probe go.func.runtime.newstack, go.func.runtime.newproc1.return {
-  printf("%s %s %d\n", funcname, filename, lineno)
+  printf("%s %s %d %s %s\n", funcname, filename, lineno, go_stack(),
+         go_stack_depth(5))
 }
 probe go.gc.start, go.gc.done, go.runtime.world_stop, go.runtime.world_start {
   printf("%d\n", goid)
@@ -103,8 +105,8 @@ done < "$tmp/manifest"
 checks=$((checks + 1))
 bin=$(awk '$2 == "1.24" && $3 == "default" && $4 == "grow" { print $1; exit }' "$tmp/manifest")
 if $STAP --unprivileged -p2 -I "$tapsets" -e "probe process(\"$bin\").function(\"main.rec\") {
-       printf(\"%x %x %d\\n\", go_g(), _go_user_sp(), @go_gstatus_waiting) }" >/dev/null 2>"$tmp/stap.err"; then
-  echo "ok - go_g() and _go_user_sp() elaborate under --unprivileged (myproc-unprivileged)"
+       printf(\"%x %x %d %s\\n\", go_g(), _go_user_sp(), @go_gstatus_waiting, go_stack()) }" >/dev/null 2>"$tmp/stap.err"; then
+  echo "ok - go_g(), _go_user_sp() and go_stack() elaborate under --unprivileged (myproc-unprivileged)"
 else
   fail "--unprivileged: $(grep -v '^WARNING' "$tmp/stap.err" | head -3)"
 fi

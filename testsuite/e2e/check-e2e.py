@@ -52,6 +52,7 @@ N skipped'. Exit 0 when nothing failed, 1 otherwise.
 """
 import os
 import re
+import subprocess
 import sys
 
 out = sys.argv[1]
@@ -145,7 +146,7 @@ def grow_run(name, v):
     return stap, prog, grow_workers(prog)
 
 
-def check_newstack(v, name, fileline, companion=False):
+def check_newstack(v, name, fileline, binary, companion=False):
     """name: the run; fileline: its backtraces should carry file:line;
     companion: the binary is a -s -w build probed through its companion
     debug file (DWARF 4 whatever the Go release)."""
@@ -203,6 +204,93 @@ def check_newstack(v, name, fileline, companion=False):
         else:
             check(named, f"{name}: backtrace from {kind} ({what}) names main.rec (symbols only)"
                   f"{': ' + named[0] if named else ''}", "got " + " | ".join(frames[:6]))
+    check_go_stacks(name, stap, binary)
+
+
+def symbolize(binary, text):
+    """TEXT with its stack records expanded by `gostap symbolize BINARY`
+    (the gostap built here), or None after a failure."""
+    gostap = os.environ.get("E2E_GOSTAP")
+    bindir = os.environ.get("E2E_BIN_DIR")
+    if not gostap or not bindir:
+        return None
+    r = subprocess.run([gostap, "symbolize", os.path.join(bindir, binary)],
+                       input=text, capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"gostap symbolize {binary}: exit {r.returncode}: {r.stderr.strip()[:300]}")
+        return None
+    return r.stdout
+
+
+def go_frames(text):
+    """Frames of a Go traceback: (function, file, line, offset or None for
+    an inlined frame)."""
+    frames = []
+    lines = text.splitlines()
+    for i in range(len(lines) - 1):
+        m = re.match(r"^(\S.*)\(\.\.\.\)$", lines[i])
+        n = re.match(r"^\t(\S+):(\d+)(?: \+0x([0-9a-f]+))?$", lines[i + 1])
+        if m and n:
+            frames.append((m.group(1), n.group(1), int(n.group(2)),
+                           int(n.group(3), 16) if n.group(3) else None))
+    return frames
+
+
+def check_go_stacks(name, stap, binary):
+    """The go_sched_stack records after the backtraces from sched: their
+    physical frames (function and offset) equal stap's unwinder's, from
+    the DWARF or the companion's CFI, frame by frame; stap's line (where it
+    prints one) equals that of the innermost frame of the same pc."""
+    pairs = re.findall(r"^backtrace from sched \([^)]*\):\n(.*?)^end of backtrace\n"
+                       r"go stack: (<gostack:[^>\n]*>)$", stap, flags=re.M | re.S)
+    if not pairs:
+        fail(f"{name}: no go_sched_stack record after a backtrace from sched")
+        return
+    compared = matched = lines = 0
+    bad = []
+    for body, token in pairs:
+        text = symbolize(binary, token + "\n")
+        if text is None:
+            return
+        ours = go_frames(text)
+        # Physical frames with the line of their innermost inlined frame.
+        groups, inner = [], None
+        for f in ours:
+            inner = inner or f
+            if f[3] is not None:
+                groups.append((f[0], f[3], inner[2]))
+                inner = None
+        theirs = []
+        for l in body.splitlines():
+            m = re.match(r"^\s*0x[0-9a-f]+ : (\S+)\+0x([0-9a-f]+)/0x[0-9a-f]+(?: at \S+:(\d+))?", l)
+            if m:
+                theirs.append((re.sub(r"\.abi0$", "", m.group(1)), int(m.group(2), 16),
+                               int(m.group(3)) if m.group(3) else None))
+        j = 0
+        for fn, off, line in theirs:
+            if j == len(groups):
+                break                   # stap goes on past runtime.goexit
+            compared += 1
+            if (fn, off) == groups[j][:2]:
+                matched += 1
+                if line is not None:
+                    lines += 1
+                    if line != groups[j][2]:
+                        bad.append(f"{fn}+{off:#x}: stap line {line}, gostap {groups[j][2]}")
+                j += 1
+            elif re.search(r"\.gowrap\d+$|-fm$", fn):
+                compared -= 1           # a wrapper runtime.Callers elides
+            else:
+                bad.append(f"{fn}+{off:#x} (stap) vs {groups[j][0]}+{groups[j][1]:#x} (gostap)")
+                break
+        # stap prints at most MAXBACKTRACE (20) frames; a shorter
+        # backtrace than gostap's must have ended the stack.
+        if j < len(groups) and not bad and 0 < len(theirs) < 20:
+            bad.append(f"gostap has {len(groups) - j} frame(s) more: {groups[j:]}")
+    check(not bad and matched > 0,
+          f"{name}: {len(pairs)} go_sched_stack records, {matched} of {compared} physical "
+          f"frames equal to stap's unwinder's (function and offset), {lines} lines compared",
+          "; ".join(bad[:4]))
 
 
 # --- (b) values ------------------------------------------------------------------
@@ -474,15 +562,17 @@ def check_gostap_run(job):
     # into another's (vm.md 7); those lines are counted, not failed.
     sizes = [tuple(map(int, m)) for m in
              re.findall(r"runtime: newstack: (\d+) -> (\d+) goid=\d+$", tr, flags=re.M)]
-    # A frame: " 0xPC : SYM+OFF/SIZE at FILE:LINE [BINARY]", or " 0xPC" alone
-    # where the unwinder went on past runtime.goexit (Go 1.19).
-    frame = re.compile(r"^ 0x[0-9a-f]+( : \S+\+0x[0-9a-f]+/0x[0-9a-f]+( at \S+:\d+)? \[\S+\])?$")
+    # A frame of a Go traceback (examples/newstack.stp prints go_sched_stack,
+    # which gostap run expands): "FUNC(...)" then "<TAB>FILE:LINE [+0xOFF]".
+    frame = re.compile(r"^(\S.*\(\.\.\.\)|\t\S+:\d+( \+0x[0-9a-f]+)?|\.\.\.additional frames elided\.\.\.)$")
     other = [l for l in tr.splitlines()
              if not frame.match(l) and not re.match(r"^runtime: newstack: \d+ -> \d+ goid=\d+$", l)
              and not re.match(r"^(WARNING: .*|demo: handled \d+ requests|newstack: \d+ growths, \d+ printed)$", l)]
     if other:
         print(f"# {name}: {len(other)} line(s) not well formed (output of two probes run "
               f"together): {other[0][:160]!r}")
+    check("<gostack:" not in tr, f"{name}: gostap run expanded every stack record",
+          next((l for l in tr.splitlines() if "<gostack:" in l), ""))
     bad = [f"{o} -> {n}" for o, n in sizes if n != 2 * o or o < 2048]
     check(len(sizes) >= 4 and not bad,
           f"{name}: {len(sizes)} growths, every one doubles the size "
@@ -493,16 +583,94 @@ def check_gostap_run(job):
           f"{name}: the end probe counted the {len(sizes)} growths printed "
           f"({m.group(0) if m else 'no total line'})")
     rng = func_lines(os.environ.get("E2E_DEMO_SRC", ""), "rec")
-    named = [l.strip() for l in tr.splitlines()
-             if re.search(r"\bmain\.rec\b", l) and not l.startswith("runtime:")]
-    lined = []
-    for l in named:
-        mm = re.search(r"main\.go:(\d+)", l)
-        if mm and (rng is None or rng[0] <= int(mm.group(1)) <= rng[1]):
-            lined.append(l)
-    check(lined, f"{name}: {len(lined)} backtrace lines name main.rec with main.go:LINE"
+    frames = go_frames(tr)
+    named = [f for f in frames if f[0] == "main.rec"]
+    lined = [f for f in named if f[1].endswith("/main.go")
+             and (rng is None or rng[0] <= f[2] <= rng[1])]
+    check(lined and len(lined) == len(named),
+          f"{name}: {len(lined)} Go traceback frames name main.rec with main.go:LINE"
           + (f" in {rng[0]}-{rng[1]}" if rng else "") + (f": {lined[0]}" if lined else ""),
-          "main.rec lines: " + " | ".join(named[:4]))
+          f"main.rec frames: {named[:4]}")
+    # Each stack ends where its goroutine began: a worker's with
+    # main.worker, runtime.goexit (the go statement's wrapper elided, as Go
+    # does), the main goroutine's with runtime.main, runtime.goexit.
+    stacks = re.split(r"^runtime: newstack: .*$", tr, flags=re.M)[1:]
+    tails = {tuple(f[0] for f in go_frames(st)[-2:]) for st in stacks
+             if "additional frames elided" not in st}
+    check(("main.worker", "runtime.goexit") in tails
+          and tails <= {("main.worker", "runtime.goexit"), ("runtime.main", "runtime.goexit")},
+          f"{name}: every complete stack ends main.worker or runtime.main, then "
+          f"runtime.goexit ({len(stacks)} stacks)",
+          f"ends seen: {sorted(tails)[:4]}")
+    if job == "newstack_sw_demo":
+        # The -s -w demo has the default build's text (same Go release,
+        # same GNU build id): its stacks show the frames the default
+        # build's do, function, file:line and offset.
+        twin = read("gostap_run_newstack_1_27.transcript")
+        if twin is None:
+            fail(f"{name}: no run of the default build (newstack_1_27) to compare with")
+            return
+        mine, theirs = set(frames), set(go_frames(twin))
+        check(mine and mine == theirs,
+              f"{name}: the {len(mine)} distinct frames of the -s -w build's stacks are "
+              f"those of the default build's (newstack_1_27)",
+              f"only -s -w: {sorted(mine - theirs)[:3]}; only default: {sorted(theirs - mine)[:3]}")
+
+
+# --- (i) stacks: go_stack at probes against the program's own view --------------------
+def check_stacks(name, binary):
+    """The stacks fixture records, at each of its points, its stack as
+    runtime.Callers + runtime.CallersFrames give it (the want blocks); the
+    script recorded go_stack_depth(60) at the entry of each point's
+    function.  Frame 0 is that function at its entry; every frame after it
+    (function, file:line, offset on physical frames, inlined frames
+    included) must equal the program's own, for one record of that
+    function."""
+    if not ran(name):
+        return
+    prog, stap = read(name + ".prog") or "", read(name + ".stap") or ""
+    progx, stapx = symbolize(binary, prog), symbolize(binary, stap)
+    if progx is None or stapx is None:
+        return
+    points = re.findall(r"^=== point (\S+)\n.*?^--- want\n(.*?)^=== end$", progx, flags=re.M | re.S)
+    records = [(go_frames(r), "additional frames elided" in r)
+               for r in re.split(r"^entry ", stapx, flags=re.M)[1:]]
+    frames = inlined = 0
+    bad = []
+    for point, want_text in points:
+        want = go_frames(want_text)
+        want_cut = "additional frames elided" in want_text
+        if not want:
+            bad.append(f"{point}: no frame in the want block")
+            continue
+        frames += len(want)
+        inlined += sum(1 for f in want if f[3] is None)
+        best = None
+        for got, cut in records:
+            if not got or got[0][0] != want[0][0] or got[0][1] != want[0][1]:
+                continue
+            a, b = got[1:], want[1:]
+            if cut or want_cut:
+                n = min(len(a), len(b))
+                a, b = a[:n], b[:n]
+            if a == b:
+                best = None
+                break
+            best = best or (got, want)
+        else:
+            if best is None:
+                bad.append(f"{point}: no record at the entry of {want[0][0]}")
+            else:
+                got, want = best
+                k = next((i for i in range(1, min(len(got), len(want))) if got[i] != want[i]),
+                         min(len(got), len(want)))
+                bad.append(f"{point}: frame {k}: gostap {got[k] if k < len(got) else None} "
+                           f"vs Go {want[k] if k < len(want) else None}")
+    check(points and not bad,
+          f"{name}: the stack recorded at {len(points)} points equals the program's "
+          f"runtime.CallersFrames frame by frame: frames={frames} inlined={inlined} "
+          f"records={len(records)} mismatches={len(bad)}",
+          "; ".join(bad[:4]) or "no point in the program's output")
 
 
 # --- (g) a -w build and a cgo build -----------------------------------------------------
@@ -707,9 +875,9 @@ def check_cgo():
 
 for v in versions:
     u = v.replace(".", "_")
-    check_newstack(v, f"newstack_{u}", not dwarf5(v))
+    check_newstack(v, f"newstack_{u}", not dwarf5(v), f"grow-{v}")
     if dwarf5(v):
-        check_newstack(v, f"newstackfl_{u}", True)
+        check_newstack(v, f"newstackfl_{u}", True, f"grow-{v}")
 for v in versions:
     check_values(v)
 # (b') the abi fixture stripped, its DWARF in a separate debug file.
@@ -730,8 +898,11 @@ if sw_v:
     # file, so print_ubacktrace_fileline shows no file:line for any binary
     # whose DWARF is apart (distribution debuginfo or a companion); the
     # frames come from the companion's .symtab and .debug_frame.
-    check_newstack(sw_v, "newstack_sw", False, companion=True)
+    check_newstack(sw_v, "newstack_sw", False, f"growSW-{sw_v}", companion=True)
     check_swbuild(sw_v)
+for nv in os.environ.get("E2E_STACKS", "").split():
+    n, v = nv.rsplit("-", 1)
+    check_stacks(f"st_{n}_{v.replace('.', '_')}", nv)
 for v in versions:
     check_pairing(v)
 load_v = "1.24" if "1.24" in versions else versions[0]

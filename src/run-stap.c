@@ -1,0 +1,168 @@
+/* run-stap.c: stap run with its standard output through gostap, which
+   expands the stack records of tapsets/go_stack.stp into Go tracebacks
+   as they come (write-traceback.c), and the file of stap -o expanded in
+   place when stap is done.  gostap run execs stap directly when the script
+   records no stack.  */
+
+#include "config.h"
+
+#include <errno.h>
+#include <error.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "stack.h"
+
+/* The stap child, for the signal handler (set once by run_stap_filtered
+   before the handler is installed).  */
+static volatile sig_atomic_t stap_pid;
+
+/* SIGINT, SIGTERM, SIGHUP: for stap to handle (it runs its end probes and
+   exits; its output still comes through the pipe).  A terminal's ^C
+   reaches both processes; a signal sent to gostap alone is passed on.  */
+static void
+pass_on (int sig)
+{
+  if (stap_pid > 0 && sig != SIGINT)
+    kill ((pid_t) stap_pid, sig);
+}
+
+bool
+run_script_records_stacks (const struct run_script *s)
+{
+  return strstr (s->text, "go_stack") != NULL
+    || strstr (s->text, "go_sched_stack") != NULL
+    || strstr (s->text, "go_g_stack") != NULL;
+}
+
+/* Expand the records of OUTFILE in place: into a temporary file beside
+   it, renamed over it (with its mode) when complete.  */
+static int
+expand_file (const char *outfile, const struct go_bin *b)
+{
+  struct stat st;
+  char *tmp = NULL;
+  FILE *in = NULL, *out = NULL;
+  int fd = -1, ret = -1;
+  if (stat (outfile, &st) != 0)
+    {
+      error (0, errno, "%s", outfile);
+      return -1;
+    }
+  if (asprintf (&tmp, "%s.gostap-XXXXXX", outfile) < 0)
+    {
+      tmp = NULL;
+      error (0, errno, "asprintf");
+      goto out;
+    }
+  if ((in = fopen (outfile, "r")) == NULL
+      || (fd = mkstemp (tmp)) < 0 || (out = fdopen (fd, "w")) == NULL)
+    {
+      error (0, errno, "%s", in == NULL ? outfile : tmp);
+      goto out;
+    }
+  fd = -1;
+  if (write_traceback_filter (in, out, b, outfile) != 0)
+    goto out;
+  if (fchmod (fileno (out), st.st_mode & 07777) != 0
+      || fclose (out) != 0)
+    {
+      out = NULL;
+      error (0, errno, "%s", tmp);
+      goto out;
+    }
+  out = NULL;
+  if (rename (tmp, outfile) != 0)
+    {
+      error (0, errno, "rename %s", tmp);
+      goto out;
+    }
+  free (tmp);
+  tmp = NULL;
+  ret = 0;
+out:
+  if (in != NULL)
+    fclose (in);
+  if (out != NULL)
+    fclose (out);
+  if (fd >= 0)
+    close (fd);
+  if (tmp != NULL)
+    {
+      unlink (tmp);
+      free (tmp);
+    }
+  return ret;
+}
+
+int
+run_stap_filtered (char **sargv, const struct go_bin *b, const char *outfile)
+{
+  int fds[2];
+  if (pipe (fds) != 0)
+    {
+      error (0, errno, "pipe");
+      return EXIT_ERROR;
+    }
+  fflush (NULL);
+  pid_t pid = fork ();
+  if (pid < 0)
+    {
+      error (0, errno, "fork");
+      close (fds[0]);
+      close (fds[1]);
+      return EXIT_ERROR;
+    }
+  if (pid == 0)
+    {
+      close (fds[0]);
+      if (dup2 (fds[1], STDOUT_FILENO) < 0)
+        _exit (127);
+      close (fds[1]);
+      execvp (sargv[0], sargv);
+      error (0, errno, "cannot run '%s'", sargv[0]);
+      _exit (127);
+    }
+  close (fds[1]);
+  stap_pid = pid;
+  struct sigaction sa = { .sa_handler = pass_on };
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGHUP, &sa, NULL);
+  int ret = EXIT_OK, status;
+  FILE *in = fdopen (fds[0], "r");
+  if (in == NULL)
+    {
+      error (0, errno, "fdopen");
+      close (fds[0]);
+      ret = EXIT_ERROR;
+    }
+  else
+    {
+      /* On a failed write (a closed pipe after gostap) stop reading: stap
+         gets SIGPIPE as it would have without gostap.  */
+      if (write_traceback_filter (in, stdout, b, "stap's output") != 0)
+        ret = EXIT_ERROR;
+      fclose (in);
+    }
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      {
+        error (0, errno, "waitpid");
+        return EXIT_ERROR;
+      }
+  if (outfile != NULL && access (outfile, F_OK) == 0
+      && expand_file (outfile, b) != 0 && ret == EXIT_OK)
+    ret = EXIT_ERROR;
+  if (WIFEXITED (status))
+    return ret != EXIT_OK ? ret : WEXITSTATUS (status);
+  /* Killed: exit as a shell reports it.  */
+  return 128 + WTERMSIG (status);
+}
