@@ -266,12 +266,34 @@ gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
   return gobin_pcvalue_walk_to (b, f, table, fn, arg, &end);
 }
 
-/* The walk of gobin_pcvalue_walk_to, which stops before the first change
-   past LAST_PC (nothing after it can change the value at LAST_PC).  */
-static int
-walk (const struct go_bin *b, const struct go_func *f, uint32_t table,
-      void (*fn) (uint64_t pc, int32_t value, void *arg), void *arg,
-      uint64_t *endpc, uint64_t last_pc)
+/* The next (value delta, pc delta) pair of a pc-value table at *P, two
+   varints; false when the table ends inside one.  */
+static inline bool
+next_pair (const uint8_t **pp, const uint8_t *end, uint64_t v[2])
+{
+  const uint8_t *p = *pp;
+  for (int k = 0; k < 2; k++)
+    {
+      unsigned shift = 0;
+      v[k] = 0;
+      do
+        {
+          if (p >= end || shift > 63)
+            return false;
+          v[k] |= (uint64_t) (*p & 0x7f) << shift;
+          shift += 7;
+        }
+      while (*p++ & 0x80);
+    }
+  *pp = p;
+  return true;
+}
+
+int
+gobin_pcvalue_walk_to (const struct go_bin *b, const struct go_func *f,
+                       uint32_t table,
+                       void (*fn) (uint64_t pc, int32_t value, void *arg),
+                       void *arg, uint64_t *endpc)
 {
   *endpc = f->entry;
   if (table == 0 || table >= b->pclntab->pctab_size)
@@ -281,19 +303,9 @@ walk (const struct go_bin *b, const struct go_func *f, uint32_t table,
   uint64_t pc = f->entry;
   for (int step = 0; step < MAX_PCVALUE_STEPS && pc < f->end; step++)
     {
-      uint64_t v[2] = { 0, 0 };
-      for (int k = 0; k < 2; k++)
-        {
-          unsigned shift = 0;
-          do
-            {
-              if (p >= end || shift > 63)
-                return -1;
-              v[k] |= (uint64_t) (*p & 0x7f) << shift;
-              shift += 7;
-            }
-          while (*p++ & 0x80);
-        }
+      uint64_t v[2];
+      if (!next_pair (&p, end, v))
+        return -1;
       if (v[0] == 0 && step != 0)
         {
           *endpc = pc;
@@ -304,8 +316,6 @@ walk (const struct go_bin *b, const struct go_func *f, uint32_t table,
       val += (v[0] & 1) ? -(int64_t) (v[0] >> 1) - 1 : (int64_t) (v[0] >> 1);
       if (val > INT32_MAX || val < INT32_MIN || v[1] > UINT32_MAX)
         return -1;
-      if (pc > last_pc)
-        return 0;
       fn (pc, (int32_t) val, arg);
       pc += v[1] * b->pclntab->quantum;
     }
@@ -313,46 +323,40 @@ walk (const struct go_bin *b, const struct go_func *f, uint32_t table,
   return 0;
 }
 
-int
-gobin_pcvalue_walk_to (const struct go_bin *b, const struct go_func *f,
-                       uint32_t table,
-                       void (*fn) (uint64_t pc, int32_t value, void *arg),
-                       void *arg, uint64_t *endpc)
-{
-  return walk (b, f, table, fn, arg, endpc, UINT64_MAX);
-}
-
-struct value_at
-{
-  uint64_t target;
-  int32_t value;
-  bool found;
-};
-
-static void
-keep_if_before (uint64_t pc, int32_t value, void *arg)
-{
-  struct value_at *v = arg;
-  if (pc <= v->target)
-    {
-      v->value = value;
-      v->found = true;
-    }
-}
-
-/* The value of a pc-value table at TARGET_PC.  */
+/* The value of a pc-value table at TARGET_PC: the walk of
+   gobin_pcvalue_walk_to up to TARGET_PC, without a callback (the
+   symbolizer makes a few of these for every frame).  */
 bool
 gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
                uint32_t table, uint64_t target_pc, int32_t *value)
 {
-  struct value_at v = { target_pc, 0, false };
-  uint64_t end;
-  if (target_pc < f->entry || target_pc >= f->end
-      || walk (b, f, table, keep_if_before, &v, &end, target_pc) != 0
-      || !v.found)
+  if (target_pc < f->entry || target_pc >= f->end || table == 0
+      || table >= b->pclntab->pctab_size)
     return false;
-  *value = v.value;
-  return true;
+  const uint8_t *p = b->pclntab->pctab + table;
+  const uint8_t *end = b->pclntab->pctab + b->pclntab->pctab_size;
+  int64_t val = -1;
+  uint64_t pc = f->entry;
+  bool found = false;
+  for (int step = 0; step < MAX_PCVALUE_STEPS && pc < f->end; step++)
+    {
+      uint64_t v[2];
+      if (!next_pair (&p, end, v))
+        return false;
+      if (v[0] == 0 && step != 0)
+        break;
+      if ((v[0] >> 1) > INT32_MAX)
+        return false;
+      val += (v[0] & 1) ? -(int64_t) (v[0] >> 1) - 1 : (int64_t) (v[0] >> 1);
+      if (val > INT32_MAX || val < INT32_MIN || v[1] > UINT32_MAX)
+        return false;
+      if (pc > target_pc)
+        break;
+      *value = (int32_t) val;
+      found = true;
+      pc += v[1] * b->pclntab->quantum;
+    }
+  return found;
 }
 
 static void

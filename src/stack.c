@@ -96,7 +96,7 @@ elide_wrapper (const char *callee)
 }
 
 /* The frames of one physical pc, before wrappers are left out.  */
-enum { GROUP_MAX = 16, CACHE_SLOTS = 4096 };
+enum { GROUP_MAX = 16, CACHE_SLOTS = 16384 };
 struct group
 {
   uint64_t pc;                  /* as recorded */
@@ -177,7 +177,7 @@ static const struct group *
 expand (struct stack_cache *c, uint64_t pc, bool ret)
 {
   const struct go_bin *b = c->b;
-  struct group *g = &c->slot[(pc ^ (pc >> 12) ^ ret) % CACHE_SLOTS];
+  struct group *g = &c->slot[((pc * 0x9e3779b97f4a7c15ULL) >> 40 ^ ret) % CACHE_SLOTS];
   if (g->valid && g->pc == pc && g->ret == ret)
     return g;
   uint64_t addr = link_address (b, pc);
