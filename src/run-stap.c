@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <error.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +103,94 @@ out:
   return ret;
 }
 
+/* Relay stap's output from FD to standard output, records expanded,
+   until it ends, or until stap (PID) has exited and what it wrote is
+   read: a program stap started (-c) may keep the pipe open after it,
+   and gostap does not wait for that.  Reaps stap into *STATUS.  */
+static int
+relay (int fd, pid_t pid, int *status, const struct go_bin *b)
+{
+  struct traceback_filter *t = write_traceback_begin (b);
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  bool exited = false, eof = false;
+  int ret = EXIT_OK;
+  if (t == NULL)
+    ret = EXIT_ERROR;
+  while (ret == EXIT_OK && !eof)
+    {
+      if (!exited && waitpid (pid, status, WNOHANG) == pid)
+        {
+          exited = true;
+          fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
+        }
+      struct pollfd pfd = { .fd = fd, .events = POLLIN };
+      if (!exited && poll (&pfd, 1, 200) <= 0)
+        continue;               /* nothing yet, or a signal */
+      if (cap - len < 65536)
+        {
+          size_t ncap = cap ? 2 * cap : 131072;
+          char *nbuf = realloc (buf, ncap);
+          if (nbuf == NULL)
+            {
+              error (0, errno, "realloc");
+              ret = EXIT_ERROR;
+              break;
+            }
+          buf = nbuf;
+          cap = ncap;
+        }
+      ssize_t n = read (fd, buf + len, cap - len - 1);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && exited && (errno == EAGAIN || errno == EWOULDBLOCK))
+        eof = true;             /* stap is gone and its output read */
+      else if (n < 0)
+        {
+          error (0, errno, "reading stap's output");
+          ret = EXIT_ERROR;
+          break;
+        }
+      else if (n == 0)
+        eof = true;
+      else
+        len += (size_t) n;
+      /* Whole lines; at the end, the rest too.  */
+      size_t from = 0;
+      const char *nl;
+      while ((nl = memchr (buf + from, '\n', len - from)) != NULL
+             || (eof && from < len))
+        {
+          size_t l = nl != NULL ? (size_t) (nl + 1 - (buf + from)) : len - from;
+          char keep = buf[from + l];
+          buf[from + l] = '\0';
+          write_traceback_line (t, stdout, buf + from, l);
+          buf[from + l] = keep;
+          from += l;
+        }
+      memmove (buf, buf + from, len - from);
+      len -= from;
+      if (fflush (stdout) != 0)
+        {
+          /* A closed pipe after gostap: stap gets SIGPIPE as it would
+             have without gostap.  */
+          error (0, errno, "writing the output");
+          ret = EXIT_ERROR;
+        }
+    }
+  free (buf);
+  write_traceback_end (t);
+  close (fd);
+  if (!exited)
+    while (waitpid (pid, status, 0) < 0)
+      if (errno != EINTR)
+        {
+          error (0, errno, "waitpid");
+          return EXIT_ERROR;
+        }
+  return ret;
+}
+
 int
 run_stap_filtered (char **sargv, const struct go_bin *b, const char *outfile)
 {
@@ -131,33 +221,15 @@ run_stap_filtered (char **sargv, const struct go_bin *b, const char *outfile)
     }
   close (fds[1]);
   stap_pid = pid;
-  struct sigaction sa = { .sa_handler = pass_on };
+  /* SA_RESTART: the relay goes on after the signal (stap prints its end
+     probes' output after ^C).  */
+  struct sigaction sa = { .sa_handler = pass_on, .sa_flags = SA_RESTART };
   sigemptyset (&sa.sa_mask);
   sigaction (SIGINT, &sa, NULL);
   sigaction (SIGTERM, &sa, NULL);
   sigaction (SIGHUP, &sa, NULL);
-  int ret = EXIT_OK, status;
-  FILE *in = fdopen (fds[0], "r");
-  if (in == NULL)
-    {
-      error (0, errno, "fdopen");
-      close (fds[0]);
-      ret = EXIT_ERROR;
-    }
-  else
-    {
-      /* On a failed write (a closed pipe after gostap) stop reading: stap
-         gets SIGPIPE as it would have without gostap.  */
-      if (write_traceback_filter (in, stdout, b, "stap's output") != 0)
-        ret = EXIT_ERROR;
-      fclose (in);
-    }
-  while (waitpid (pid, &status, 0) < 0)
-    if (errno != EINTR)
-      {
-        error (0, errno, "waitpid");
-        return EXIT_ERROR;
-      }
+  int status = 0;
+  int ret = relay (fds[0], pid, &status, b);
   if (outfile != NULL && access (outfile, F_OK) == 0
       && expand_file (outfile, b) != 0 && ret == EXIT_OK)
     ret = EXIT_ERROR;

@@ -75,6 +75,15 @@ size_t stack_frames (struct stack_cache *c, const struct stack_record *r,
    a frame) to OUT, without a final newline.  */
 void write_traceback (FILE *out, struct stack_cache *c,
                       const struct stack_record *r);
+/* The expansion of a text, line by line: begin (NULL after a message
+   when out of memory), then each line (LEN bytes at LINE, which must be
+   followed by a NUL) copied to OUT with its records expanded by
+   write_traceback, then end.  */
+struct traceback_filter;
+struct traceback_filter *write_traceback_begin (const struct go_bin *b);
+void write_traceback_line (struct traceback_filter *t, FILE *out,
+                           const char *line, size_t len);
+void write_traceback_end (struct traceback_filter *t);
 /* Copy IN to OUT, each record expanded by write_traceback; 0, or -1 after
    a message naming NAME when reading or writing failed.  */
 int write_traceback_filter (FILE *in, FILE *out, const struct go_bin *b,

@@ -87,6 +87,63 @@ write_traceback (FILE *out, struct stack_cache *c,
     fputs ("\n...frame pointer unreadable, stack cut here...", out);
 }
 
+/* The expansion's state: a record, and the frames of the pcs expanded
+   last.  */
+struct traceback_filter
+{
+  struct stack_cache *cache;
+  struct stack_record record;
+};
+
+struct traceback_filter *
+write_traceback_begin (const struct go_bin *b)
+{
+  struct traceback_filter *t = malloc (sizeof *t);
+  if (t == NULL || (t->cache = stack_cache_new (b)) == NULL)
+    {
+      error (0, errno, "malloc");
+      free (t);
+      return NULL;
+    }
+  return t;
+}
+
+void
+write_traceback_end (struct traceback_filter *t)
+{
+  if (t == NULL)
+    return;
+  stack_cache_free (t->cache);
+  free (t);
+}
+
+void
+write_traceback_line (struct traceback_filter *t, FILE *out,
+                      const char *line, size_t len)
+{
+  const char *p = line, *end = line + len, *tok;
+  while ((tok = memmem (p, (size_t) (end - p), STACK_TOKEN,
+                        strlen (STACK_TOKEN))) != NULL)
+    {
+      size_t tlen;
+      fwrite (p, 1, (size_t) (tok - p), out);
+      /* stack_parse stops at the NUL after the line, or at one inside
+         it (then the text is copied as it is).  */
+      if (memchr (tok, '\0', (size_t) (end - tok)) == NULL
+          && stack_parse (tok, &t->record, &tlen))
+        {
+          write_traceback (out, t->cache, &t->record);
+          p = tok + tlen;
+        }
+      else
+        {
+          putc (*tok, out);
+          p = tok + 1;
+        }
+    }
+  fwrite (p, 1, (size_t) (end - p), out);
+}
+
 int
 write_traceback_filter (FILE *in, FILE *out, const struct go_bin *b,
                         const char *name)
@@ -95,36 +152,12 @@ write_traceback_filter (FILE *in, FILE *out, const struct go_bin *b,
   size_t cap = 0;
   ssize_t len;
   int ret = 0;
-  struct stack_record *r = malloc (sizeof *r);
-  struct stack_cache *c = stack_cache_new (b);
-  if (r == NULL || c == NULL)
-    {
-      error (0, errno, "malloc");
-      free (r);
-      stack_cache_free (c);
-      return -1;
-    }
+  struct traceback_filter *t = write_traceback_begin (b);
+  if (t == NULL)
+    return -1;
   while ((len = getline (&line, &cap, in)) > 0)
     {
-      const char *p = line, *end = line + len, *t;
-      while ((t = memmem (p, (size_t) (end - p), STACK_TOKEN,
-                          strlen (STACK_TOKEN))) != NULL)
-        {
-          size_t tlen;
-          fwrite (p, 1, (size_t) (t - p), out);
-          if (memchr (t, '\0', (size_t) (end - t)) == NULL
-              && stack_parse (t, r, &tlen))
-            {
-              write_traceback (out, c, r);
-              p = t + tlen;
-            }
-          else
-            {
-              putc (*t, out);
-              p = t + 1;
-            }
-        }
-      fwrite (p, 1, (size_t) (end - p), out);
+      write_traceback_line (t, out, line, (size_t) len);
       if (fflush (out) != 0)
         {
           error (0, errno, "writing the output");
@@ -139,7 +172,6 @@ write_traceback_filter (FILE *in, FILE *out, const struct go_bin *b,
     }
 out:
   free (line);
-  free (r);
-  stack_cache_free (c);
+  write_traceback_end (t);
   return ret;
 }
