@@ -621,11 +621,11 @@ def check_gostap_run(job):
 def check_stacks(name, binary):
     """The stacks fixture records, at each of its points, its stack as
     runtime.Callers + runtime.CallersFrames give it (the want blocks); the
-    script recorded go_stack_depth(60) at the entry of each point's
-    function.  Frame 0 is that function at its entry; every frame after it
+    script recorded go_stack_depth(60) at the entry and at every RET of
+    each point's function.  Frame 0 is that function; every frame after it
     (function, file:line, offset on physical frames, inlined frames
-    included) must equal the program's own, for one record of that
-    function."""
+    included) must equal the program's own, for one entry record of that
+    function, and for one of its RET records when it returned at all."""
     if not ran(name):
         return
     prog, stap = read(name + ".prog") or "", read(name + ".stap") or ""
@@ -633,10 +633,32 @@ def check_stacks(name, binary):
     if progx is None or stapx is None:
         return
     points = re.findall(r"^=== point (\S+)\n.*?^--- want\n(.*?)^=== end$", progx, flags=re.M | re.S)
-    records = [(go_frames(r), "additional frames elided" in r)
-               for r in re.split(r"^entry ", stapx, flags=re.M)[1:]]
-    frames = inlined = 0
+    records = {"entry": [], "return": []}
+    for kind, text in re.findall(r"^(entry|return) (.*?)(?=^(?:entry|return) |\Z)", stapx,
+                                 flags=re.M | re.S):
+        records[kind].append((go_frames(text), "additional frames elided" in text))
+    frames = inlined = at_ret = 0
     bad = []
+
+    def match(kind, want, want_cut):
+        """None: no record of that function; True/False: one equals want;
+        with the first differing pair for the message."""
+        seen = None
+        for got, cut in records[kind]:
+            if not got or got[0][0] != want[0][0] or got[0][1] != want[0][1]:
+                continue
+            a, b = got[1:], want[1:]
+            if cut or want_cut:
+                n = min(len(a), len(b))
+                a, b = a[:n], b[:n]
+            if a == b:
+                return True, None
+            if seen is None:
+                k = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]),
+                         min(len(a), len(b)))
+                seen = (a[k] if k < len(a) else None, b[k] if k < len(b) else None, k + 1)
+        return (None, None) if seen is None else (False, seen)
+
     for point, want_text in points:
         want = go_frames(want_text)
         want_cut = "additional frames elided" in want_text
@@ -645,32 +667,23 @@ def check_stacks(name, binary):
             continue
         frames += len(want)
         inlined += sum(1 for f in want if f[3] is None)
-        best = None
-        for got, cut in records:
-            if not got or got[0][0] != want[0][0] or got[0][1] != want[0][1]:
-                continue
-            a, b = got[1:], want[1:]
-            if cut or want_cut:
-                n = min(len(a), len(b))
-                a, b = a[:n], b[:n]
-            if a == b:
-                best = None
-                break
-            best = best or (got, want)
-        else:
-            if best is None:
-                bad.append(f"{point}: no record at the entry of {want[0][0]}")
-            else:
-                got, want = best
-                k = next((i for i in range(1, min(len(got), len(want))) if got[i] != want[i]),
-                         min(len(got), len(want)))
-                bad.append(f"{point}: frame {k}: gostap {got[k] if k < len(got) else None} "
-                           f"vs Go {want[k] if k < len(want) else None}")
-    check(points and not bad,
-          f"{name}: the stack recorded at {len(points)} points equals the program's "
-          f"runtime.CallersFrames frame by frame: frames={frames} inlined={inlined} "
-          f"records={len(records)} mismatches={len(bad)}",
-          "; ".join(bad[:4]) or "no point in the program's output")
+        ok, why = match("entry", want, want_cut)
+        if ok is None:
+            bad.append(f"{point}: no record at the entry of {want[0][0]}")
+        elif not ok:
+            bad.append(f"{point} (entry): frame {why[2]}: gostap {why[0]} vs Go {why[1]}")
+        ok, why = match("return", want, want_cut)
+        if ok:
+            at_ret += 1
+        elif ok is False:
+            bad.append(f"{point} (RET): frame {why[2]}: gostap {why[0]} vs Go {why[1]}")
+    check(points and not bad and at_ret > 0,
+          f"{name}: the stack recorded at the entry of the function of each of {len(points)} "
+          f"points, and at a RET of {at_ret} of them (the others never return), equals the "
+          f"program's runtime.CallersFrames frame by frame: frames={frames} inlined={inlined} "
+          f"records={len(records['entry'])}+{len(records['return'])} mismatches={len(bad)}",
+          "; ".join(bad[:4]) or ("no point in the program's output" if not points
+                                 else "no record at a RET matched"))
 
 
 # --- (g) a -w build and a cgo build -----------------------------------------------------
