@@ -27,6 +27,9 @@
 #      hand_reads  bare_ret doing what the pairing reads (goroutine id,
 #                  stack top, SP, clock) at entry and RET, without a map
 #      hand_pair   hand_reads plus the pairing's map, by hand
+#      go_stack    go_entry recording the stack: go_stack_depth(32)
+#      ubt         go_entry with stap's own ubacktrace() (32 frames:
+#                  -DMAXBACKTRACE=32 for every module)
 #    where a test is `if (X < 0) printf(...)`, never true (stap elides a
 #    probe whose handler does nothing); the last two split the pairing's
 #    cost into its parts;
@@ -219,9 +222,32 @@ EOF
 { echo 'global e, r, u'
   sed 's/@ENTRY@/; e++/; s/@RET@/r++; if (!t) u++/' <<< "$hand_pair"
   echo "$end"; } > "$S/c_hand_pair.stp"
+# One stack at depth 32 (main.hot runs 36 frames deep: bench/probe-cost/
+# main.go): gostap's record and stap's ubacktrace(); their counting twins
+# count, as u, the records cut before the depth limit and the backtraces
+# of fewer than 32 frames.
+cat > "$S/go_stack.stp" <<'EOF'
+probe go.func.main.hot { if (go_stack_depth(32) == "") printf("EMPTY\n") }
+EOF
+cat > "$S/ubt.stp" <<'EOF'
+probe go.func.main.hot { if (ubacktrace() == "") printf("EMPTY\n") }
+EOF
+cat > "$S/c_go_stack.stp" <<EOF
+global e, r, u
+probe go.func.main.hot { e++; s = go_stack_depth(32)
+  if (substr(s, strlen(s) - 3, 3) != ":t>") u++ }
+$end
+EOF
+cat > "$S/c_ubt.stp" <<EOF
+global e, r, u
+probe go.func.main.hot { e++; n = 0; t = tokenize(ubacktrace(), " ")
+  while (t != "") { n++; t = tokenize("", " ") }
+  if (n < 32) u++ }
+$end
+EOF
 # The order of a round (rotated from round to round) puts each variant
 # beside the one it is compared with.
-VARIANTS="bare_fn go_entry bare_ret go_pair go_retonly hand_reads hand_pair"
+VARIANTS="bare_fn go_entry go_stack ubt bare_ret go_pair go_retonly hand_reads hand_pair"
 modules=()
 for v in $VARIANTS; do modules+=("$v" "c_$v"); done
 
@@ -231,7 +257,7 @@ t0=$(now)
 compile_one () {
   "$e2e/run-guest.sh" compile "$image" "$share" "$1" "$S/$1.stp" \
     -g -I "$share/ts" -I "$share/tapsets" \
-    -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000 -DMAXSKIPPED=1000000
+    -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000 -DMAXSKIPPED=1000000 -DMAXBACKTRACE=32
 }
 set -- "${modules[@]}"
 compile_one "$1" || die "module $1 does not compile"

@@ -1,8 +1,9 @@
 // probe-cost: the Go program of benchmark T4 (bench/probe-cost.sh).
 //
 // main.hot, a small leaf function that is never inlined, is called N times
-// in a loop on one goroutine; the program times the loop itself (time.Now
-// before and after) and prints one line:
+// in a loop on one goroutine, 36 frames deep (for the stack variants); the
+// program times the loop itself (time.Now before and after) and prints one
+// line:
 //
 //	PROBECOST calls=N ns_total=T ns_per_call=X sum=S
 //
@@ -34,6 +35,25 @@ func main() {
 		}
 		n = v
 	}
+	nest(32, n)
+}
+
+// nest runs the loop K calls deeper, so that main.hot runs 36 frames deep
+// (main.hot, run, 32 x nest, main.main, runtime.main, runtime.goexit): the
+// stack variants of probe-cost.sh record 32 frames.
+//
+//go:noinline
+func nest(k, n int) int {
+	if k == 0 {
+		return run(n)
+	}
+	return nest(k-1, n) + 1
+}
+
+// run: the timed loop.
+//
+//go:noinline
+func run(n int) int {
 	sum := 0
 	t0 := time.Now()
 	for i := 0; i < n; i++ {
@@ -42,4 +62,5 @@ func main() {
 	ns := time.Since(t0).Nanoseconds()
 	fmt.Printf("PROBECOST calls=%d ns_total=%d ns_per_call=%.1f sum=%d\n",
 		n, ns, float64(ns)/float64(n), sum)
+	return 0
 }

@@ -38,6 +38,10 @@ VARIANTS = {
     "hand_pair": ("(7) bare entry + RET, pairing by hand", 2,
                   "(6) plus a map like gostap's (store at entry; lookup, delete at RET), "
                   "X = latency, one handler per address"),
+    "go_stack": ("(8) gostap entry, stack recorded", 1,
+                 "go.func.main.hot { X = go_stack_depth(32) } (main.hot runs 36 frames deep)"),
+    "ubt": ("(9) gostap entry, stap's ubacktrace()", 1,
+            "go.func.main.hot { X = ubacktrace() } (-DMAXBACKTRACE=32: 32 frames)"),
 }
 TARGET = 1.30
 
@@ -141,7 +145,7 @@ def main():
             return "**no count**"
         e, r, u, n, sk = c
         want_e = v != "go_retonly"
-        want_r = v not in ("bare_fn", "go_entry")
+        want_r = v not in ("bare_fn", "go_entry", "go_stack", "ubt")
         parts, ok = [], True
         if want_e:
             parts.append("entry %d/%d" % (e, n))
@@ -151,6 +155,10 @@ def main():
             ok &= r == n
         if v in ("go_pair", "go_retonly", "hand_pair"):
             parts.append("unpaired %d" % u)
+            ok &= u == 0
+        if v in ("go_stack", "ubt"):
+            # u: records or backtraces with fewer than 32 frames
+            parts.append("short %d" % u)
             ok &= u == 0
         if sk:
             parts.append("skipped %d" % sk)
@@ -207,7 +215,9 @@ def main():
                     ("(4)/(2) gostap entry + return with pairing / bare entry + RET", r_pair),
                     ("(5)/(2) gostap return only with pairing / bare entry + RET", r_ret),
                     ("(6)/(2) the pairing's reads by hand, no map / bare entry + RET", r_reads),
-                    ("(7)/(2) pairing by hand / bare entry + RET", r_hand)):
+                    ("(7)/(2) pairing by hand / bare entry + RET", r_hand),
+                    ("(8)/(9) go_stack_depth(32) / ubacktrace() at 32 frames",
+                     ratio("go_stack", "ubt"))):
         w("| %s | %s | %s | %d |" % (name, "%.2fx" % r[0] if r[0] is not None else "-",
                                       "%.2fx" % r[1] if r[1] is not None else "-", r[2]))
     w("")
@@ -240,6 +250,11 @@ def main():
                 ("a second handler at the entry address: the go.func alias beside "
                  "the pairing's own entry probe", "(4) - (5)", diff("go_pair", "go_retonly"))):
             w("| %s | %s | %s |" % (name, how, fmt_ns(x)))
+    if all(v in per for v in ("go_entry", "go_stack", "ubt")):
+        w("")
+        w("One stack at depth 32, per call (medians of the per-round differences over (3), "
+          "the same probe without it): go_stack_depth(32) %s, ubacktrace() %s."
+          % (fmt_ns(diff("go_stack", "go_entry")), fmt_ns(diff("ubt", "go_entry"))))
     if any(skipped.values()):
         w("")
         w("Skipped probes reported by stap in the timed runs: " +
