@@ -2,6 +2,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "out.h"
 
 int
@@ -62,13 +64,13 @@ out_json_string (FILE *f, const char *str)
 }
 
 void
-out_text_string (FILE *f, const char *str)
+out_text_mem (FILE *f, const char *str, size_t len)
 {
-  const unsigned char *s = (const unsigned char *) str;
-  while (*s)
+  const unsigned char *s = (const unsigned char *) str, *end = s + len;
+  while (s < end)
     {
       int n = utf8_len (s);
-      if (n == 0 || *s < 0x20 || *s == 0x7f || *s == '\\')
+      if (n == 0 || n > end - s || *s < 0x20 || *s == 0x7f || *s == '\\')
         fprintf (f, "\\x%02x", *s++);
       else
         {
@@ -76,4 +78,10 @@ out_text_string (FILE *f, const char *str)
           s += n;
         }
     }
+}
+
+void
+out_text_string (FILE *f, const char *str)
+{
+  out_text_mem (f, str, strlen (str));
 }

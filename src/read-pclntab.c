@@ -57,7 +57,10 @@ struct go_pclntab
   size_t name_nbuckets;         /* a power of two */
   uint32_t *name_chain, *name_next;
   uint64_t gofunc;              /* Go 1.18+: what funcdata offsets count
-                                   from; 0 when unknown */
+                                   from; 0 when unknown; looked up on the
+                                   first gobin_funcdata (only the stack
+                                   symbolizer reads funcdata) */
+  bool gofunc_done;
 };
 
 static uint32_t
@@ -413,6 +416,34 @@ func_record (const struct go_bin *b, const struct go_func *f, size_t *avail)
   return base + f->funcoff;
 }
 
+/* Go 1.18+'s funcdata base: the go:func.* symbol (go.func.* before Go
+   1.20), else the moduledata's gofunc word, which must point into a
+   loaded segment.  */
+static void
+find_gofunc (const struct go_bin *b)
+{
+  uint64_t v;
+  b->pclntab->gofunc_done = true;
+  if (gobin_own_symbol (b, "go:func.*", &v, NULL)
+      || gobin_own_symbol (b, "go.func.*", &v, NULL))
+    {
+      b->pclntab->gofunc = v;
+      return;
+    }
+  const uint8_t *m = find_moduledata (b);
+  if (m == NULL || b->go_minor == 0)
+    return;
+  unsigned w = b->go_minor < 20 ? MODULEDATA_GOFUNC_118
+    : b->go_minor < 27 ? MODULEDATA_GOFUNC_120 : MODULEDATA_GOFUNC_127;
+  const uint8_t *slot = gobin_at (b, (uint64_t) (m - b->image) + w * 8, 8);
+  size_t avail;
+  if (slot == NULL)
+    return;
+  v = gobin_read_uint (b, slot, 8);
+  if (gobin_vaddr (b, v, 1, &avail) != NULL)
+    b->pclntab->gofunc = v;
+}
+
 uint32_t
 gobin_pcdata (const struct go_bin *b, const struct go_func *f, unsigned idx)
 {
@@ -438,6 +469,8 @@ gobin_funcdata (const struct go_bin *b, const struct go_func *f,
     {
       /* uint32 offsets from gofunc; all ones: none.  */
       slot += (uint64_t) idx * 4;
+      if (!b->pclntab->gofunc_done)
+        find_gofunc (b);
       if (slot + 4 > ravail || b->pclntab->gofunc == 0
           || u32 (rec + slot) == UINT32_MAX)
         return NULL;
@@ -466,33 +499,6 @@ gobin_funcname (const struct go_bin *b, uint32_t off)
 {
   return table_string (b->pclntab->funcnametab,
                        b->pclntab->funcnametab_size, off);
-}
-
-/* Go 1.18+'s funcdata base: the go:func.* symbol (go.func.* before Go
-   1.20), else the moduledata's gofunc word, which must point into a
-   loaded segment.  */
-static void
-find_gofunc (struct go_bin *b)
-{
-  uint64_t v;
-  if (gobin_own_symbol (b, "go:func.*", &v, NULL)
-      || gobin_own_symbol (b, "go.func.*", &v, NULL))
-    {
-      b->pclntab->gofunc = v;
-      return;
-    }
-  const uint8_t *m = find_moduledata (b);
-  if (m == NULL || b->go_minor == 0)
-    return;
-  unsigned w = b->go_minor < 20 ? MODULEDATA_GOFUNC_118
-    : b->go_minor < 27 ? MODULEDATA_GOFUNC_120 : MODULEDATA_GOFUNC_127;
-  const uint8_t *slot = gobin_at (b, (uint64_t) (m - b->image) + w * 8, 8);
-  size_t avail;
-  if (slot == NULL)
-    return;
-  v = gobin_read_uint (b, slot, 8);
-  if (gobin_vaddr (b, v, 1, &avail) != NULL)
-    b->pclntab->gofunc = v;
 }
 
 const char *
@@ -775,8 +781,6 @@ gobin_read_pclntab (struct go_bin *b)
       return EXIT_BADINPUT;
     }
   int ret = read_functions (b);
-  if (ret == EXIT_OK && b->pcln_ver >= GO_PCLN_118)
-    find_gofunc (b);
   return ret != EXIT_OK ? ret : index_names (b);
 }
 

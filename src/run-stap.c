@@ -14,12 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "run.h"
 #include "stack.h"
+#include "stp-write.h"
 
 /* The stap child, for the signal handler (set once by run_stap_filtered
    before the handler is installed).  */
@@ -44,62 +44,38 @@ run_script_records_stacks (const struct run_script *s)
 }
 
 /* Expand the records of OUTFILE in place: into a temporary file beside
-   it, renamed over it (with its mode) when complete.  */
+   it, renamed over it when complete (stp-write.c's stp_file, as every
+   file gostap writes).  */
 static int
 expand_file (const char *outfile, const struct go_bin *b)
 {
-  struct stat st;
-  char *tmp = NULL;
-  FILE *in = NULL, *out = NULL;
-  int fd = -1, ret = -1;
-  if (stat (outfile, &st) != 0)
+  char *dir = strdup (outfile);
+  struct stp_file sf;
+  FILE *in = NULL;
+  int ret = -1;
+  if (dir == NULL)
     {
-      error (0, errno, "%s", outfile);
+      error (0, errno, "strdup");
       return -1;
     }
-  if (asprintf (&tmp, "%s.gostap-XXXXXX", outfile) < 0)
-    {
-      tmp = NULL;
-      error (0, errno, "asprintf");
-      goto out;
-    }
-  if ((in = fopen (outfile, "r")) == NULL
-      || (fd = mkstemp (tmp)) < 0 || (out = fdopen (fd, "w")) == NULL)
-    {
-      error (0, errno, "%s", in == NULL ? outfile : tmp);
-      goto out;
-    }
-  fd = -1;
-  if (write_traceback_filter (in, out, b, outfile) != 0)
-    goto out;
-  if (fchmod (fileno (out), st.st_mode & 07777) != 0
-      || fclose (out) != 0)
-    {
-      out = NULL;
-      error (0, errno, "%s", tmp);
-      goto out;
-    }
-  out = NULL;
-  if (rename (tmp, outfile) != 0)
-    {
-      error (0, errno, "rename %s", tmp);
-      goto out;
-    }
-  free (tmp);
-  tmp = NULL;
-  ret = 0;
-out:
+  char *slash = strrchr (dir, '/');
+  const char *name = slash != NULL ? slash + 1 : outfile;
+  if (slash == dir)
+    dir[1] = '\0';
+  else if (slash != NULL)
+    *slash = '\0';
+  else
+    strcpy (dir, ".");
+  if ((in = fopen (outfile, "r")) == NULL)
+    error (0, errno, "%s", outfile);
+  else if (stp_file_open (&sf, dir, name) == 0)
+    ret = stp_file_close (&sf, write_traceback_filter (in, sf.f, b, outfile)
+                          == 0);
+  else
+    stp_file_close (&sf, 0);    /* frees what the open left */
   if (in != NULL)
     fclose (in);
-  if (out != NULL)
-    fclose (out);
-  if (fd >= 0)
-    close (fd);
-  if (tmp != NULL)
-    {
-      unlink (tmp);
-      free (tmp);
-    }
+  free (dir);
   return ret;
 }
 

@@ -3,8 +3,10 @@
      main.handle(...)
      	/src/demo/main.go:40 +0x3c
    "+0x..." (the pc's offset from the function's entry) on physical frames
-   only, and not at the entry itself, as Go prints it; the arguments, which a record does not carry,
-   as "(...)", Go's notation for the arguments of an inlined frame.  */
+   only, and not at the entry itself, as Go prints it; the arguments,
+   which a record does not carry, as "(...)", Go's notation for the
+   arguments of an inlined frame.  Names and paths come from the binary and
+   go to a terminal: escaped as gostap list escapes them (out.c).  */
 
 #include "config.h"
 
@@ -14,30 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out.h"
 #include "stack.h"
 
 enum { MAX_FRAMES = 4 * STACK_MAX_PCS };
-
-/* Write N bytes of S, control characters as '?': names and paths come
-   from the binary and go to a terminal.  */
-static void
-put_clean (FILE *out, const char *s, size_t n)
-{
-  size_t i = 0;
-  while (i < n)
-    {
-      size_t j = i;
-      while (j < n && (unsigned char) s[j] >= 0x20 && s[j] != 0x7f)
-        j++;
-      fwrite (s + i, 1, j - i, out);
-      if (j < n)
-        {
-          putc ('?', out);
-          j++;
-        }
-      i = j;
-    }
-}
 
 /* runtime.funcNameForPrint: a generic function's shape arguments, the
    text from the first '[' to the last ']', printed as "[...]".  */
@@ -47,12 +29,12 @@ put_func_name (FILE *out, const char *name)
   const char *open = strchr (name, '['), *close = strrchr (name, ']');
   if (open == NULL || close == NULL || close < open)
     {
-      put_clean (out, name, strlen (name));
+      out_text_string (out, name);
       return;
     }
-  put_clean (out, name, (size_t) (open - name));
+  out_text_mem (out, name, (size_t) (open - name));
   fputs ("[...]", out);
-  put_clean (out, close + 1, strlen (close + 1));
+  out_text_string (out, close + 1);
 }
 
 void
@@ -74,7 +56,7 @@ write_traceback (FILE *out, struct stack_cache *c,
       put_func_name (out, f->func);
       fputs ("(...)\n\t", out);
       if (f->file != NULL)
-        put_clean (out, f->file, strlen (f->file));
+        out_text_string (out, f->file);
       else
         putc ('?', out);
       fprintf (out, ":%" PRId32, f->line);
