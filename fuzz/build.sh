@@ -48,11 +48,17 @@ cmp -s "$out/config.h.new" "$out/config.h" 2>/dev/null && rm "$out/config.h.new"
   mv "$out/config.h.new" "$out/config.h"
 
 cflags="-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter $san
-  -I$out -I$top/src $(pkg-config --cflags libdw libelf capstone) ${FUZZ_CFLAGS:-}"
-libs="$(pkg-config --libs libdw libelf capstone) -lZydis"
+  -I$out -I$top/src $(pkg-config --cflags libdw libelf capstone libprotobuf-c zlib) ${FUZZ_CFLAGS:-}"
+libs="$(pkg-config --libs libdw libelf capstone libprotobuf-c zlib) -lZydis"
+
+# The pprof schema's C code (src/profile.proto), as the Makefile makes it.
+command -v protoc-c >/dev/null 2>&1 || { echo "fuzz/build.sh: no protoc-c (Debian: protobuf-c-compiler)" >&2; exit 1; }
+if [ ! -f "$out/profile.pb-c.c" ] || [ "$top/src/profile.proto" -nt "$out/profile.pb-c.c" ]; then
+  protoc-c --c_out="$out" --proto_path="$top/src" "$top/src/profile.proto"
+fi
 
 objs=()
-for c in "$top"/src/*.c "$here/fuzz-reader.c"; do
+for c in "$top"/src/*.c "$out/profile.pb-c.c" "$here/fuzz-reader.c"; do
   base=${c##*/}
   case $base in gostap.c|cmd-*.c) continue ;; esac
   o=$out/obj/${base%.c}.o

@@ -47,6 +47,10 @@ usage (void)
          "Run SystemTap on a Go program with gostap's tapsets.\n\n"
          "  -t BINARY   the Go binary to probe (else the program of -c, or\n"
          "              file of -x's process, checked against /proc/PID/exe)\n"
+         "  --pprof FILE    write the samples the script prints with\n"
+         "              go_profile_sample() (tapset go_profile) to FILE as a\n"
+         "              gzipped pprof profile, for go tool pprof\n"
+         "  --folded FILE   the same as folded stacks, for flame graphs\n"
          "  -c CMD, -x PID, and every other option before SCRIPT are stap's\n"
          "              and passed on; -v also prints the stap command\n"
          "  --help      this text\n\n"
@@ -62,6 +66,33 @@ usage (void)
          "  gostap run -x 4242 examples/funclatency.stp 'main.*'\n"
          "  gostap run -t ./server -p2 -e 'probe go.func.main.handle "
          "{ println(goid) }'\n", stdout);
+}
+
+/* gostap's own options among stap's: --pprof FILE, --folded FILE (or
+   --pprof=FILE): how many words OPT (and the word after it, NEXT) take,
+   0 when it is not one; the file into *PPROF or *FOLDED.  */
+static int
+profile_opt (const char *opt, const char *next, const char **pprof,
+             const char **folded)
+{
+  static const char p[] = "--pprof", f[] = "--folded";
+  const char **to;
+  const char *rest;
+  if (strncmp (opt, p, sizeof p - 1) == 0)
+    to = pprof, rest = opt + sizeof p - 1;
+  else if (strncmp (opt, f, sizeof f - 1) == 0)
+    to = folded, rest = opt + sizeof f - 1;
+  else
+    return 0;
+  if (*rest == '=')
+    {
+      *to = rest + 1;
+      return 1;
+    }
+  if (*rest != '\0')
+    return 0;
+  *to = next;
+  return 2;
 }
 
 static bool
@@ -288,6 +319,7 @@ cmd_run (int argc, char **argv)
 {
   const char *target = NULL, *cmd = NULL, *pid = NULL, *script = NULL;
   const char *inline_script = NULL, *pass = NULL, *outfile = NULL;
+  const char *pprof = NULL, *folded = NULL;
   bool outfile_whole = true;    /* -o FILE is one file stap writes to the end */
   bool verbose = false;
   int script_at = -1;
@@ -317,10 +349,17 @@ cmd_run (int argc, char **argv)
           script_at = i;
           break;
         }
-      if (takes_arg (a) && i + 1 >= argc)
+      int pw = profile_opt (a, i + 1 < argc ? argv[i + 1] : NULL, &pprof,
+                            &folded);
+      if ((takes_arg (a) || pw == 2) && i + 1 >= argc)
         {
           error (0, 0, "option '%s' needs an argument", a);
           return EXIT_USAGE;
+        }
+      if (pw > 0)
+        {
+          i += pw - 1;
+          continue;
         }
       if (strcmp (a, "-t") == 0)
         target = argv[++i];
@@ -443,6 +482,12 @@ cmd_run (int argc, char **argv)
   sargv[k++] = binpath;
   if (guru)
     sargv[k++] = (char *) "-g";
+  if ((pprof != NULL || folded != NULL) && strstr (s.text, "go_profile"))
+    {
+      /* go_profile_wanted() (tapsets/go_profile.stp).  */
+      sargv[k++] = (char *) "-G";
+      sargv[k++] = (char *) "_go_profile_wanted=1";
+    }
   for (int i = 1; i < end; i++)
     {
       if (strcmp (argv[i], "-t") == 0)
@@ -452,6 +497,13 @@ cmd_run (int argc, char **argv)
         }
       if (strcmp (argv[i], "--") == 0)
         break;
+      const char *unused_p, *unused_f;
+      int pw = profile_opt (argv[i], argv[i + 1], &unused_p, &unused_f);
+      if (pw > 0)
+        {
+          i += pw - 1;
+          continue;
+        }
       sargv[k++] = argv[i];
     }
   for (int i = end; i < argc; i++)
@@ -464,10 +516,12 @@ cmd_run (int argc, char **argv)
         fprintf (stderr, " %s", sargv[i]);
       fputc ('\n', stderr);
     }
-  if (runs && run_script_records_stacks (&s))
+  if (runs && (run_script_records_stacks (&s) || pprof != NULL
+               || folded != NULL))
     {
       /* The stacks are symbolized from the binary: keep it open.  */
-      ret = run_stap_filtered (sargv, &b, outfile_whole ? outfile : NULL);
+      ret = run_stap_filtered (sargv, &b, outfile_whole ? outfile : NULL,
+                               pprof, folded);
       goto out;
     }
   fflush (NULL);

@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "gobin.h"
+#include "profile.h"
 #include "stack.h"
 
 /* Set by parse_opt.  */
@@ -23,7 +24,10 @@ struct symbolize_args
 {
   const char *binary;
   const char *input;
+  const char *pprof, *folded;
 };
+
+enum { OPT_PPROF = 0x100, OPT_FOLDED };
 
 static error_t
 parse_opt (int key, char *arg, struct argp_state *state)
@@ -31,6 +35,12 @@ parse_opt (int key, char *arg, struct argp_state *state)
   struct symbolize_args *a = state->input;
   switch (key)
     {
+    case OPT_PPROF:
+      a->pprof = arg;
+      return 0;
+    case OPT_FOLDED:
+      a->folded = arg;
+      return 0;
     case ARGP_KEY_ARG:
       if (a->binary == NULL)
         a->binary = arg;
@@ -51,24 +61,36 @@ parse_opt (int key, char *arg, struct argp_state *state)
 int
 cmd_symbolize (int argc, char **argv)
 {
+  static const struct argp_option options[] = {
+    { "pprof", OPT_PPROF, "OUT", 0,
+      "Write the profile samples of FILE (go_profile_sample(), tapset "
+      "go_profile) to OUT as a gzipped pprof profile", 0 },
+    { "folded", OPT_FOLDED, "OUT", 0,
+      "Write them to OUT as folded stacks, for flame graphs", 0 },
+    { 0 }
+  };
   static const struct argp argp = {
-    NULL, parse_opt, "BINARY [FILE]",
+    options, parse_opt, "BINARY [FILE]",
     "Copy FILE (default: standard input) to standard output, each stack "
     "recorded by gostap's tapsets (go_stack(), go_sched_stack(), ...: "
     "tokens <gostack:...>) replaced by its frames in Go's traceback "
     "format, read from BINARY's .gopclntab: function, file:line and "
     "inlined calls as runtime.CallersFrames gives them, on any build "
     "(with or without DWARF, -s -w included).  gostap run does this "
-    "by itself; use this command on output saved with stap -o."
+    "by itself; use this command on output saved with stap -o.  The "
+    "profile samples of gostap's go_profile tapset are written as text, "
+    "or with --pprof and --folded to those files."
     "\vExit status: 0 success, 1 error, 2 not a usable Go binary, "
     "64 usage error.\n\n"
     "Example:\n"
-    "  stap -o out.txt ... ; gostap symbolize ./server out.txt",
+    "  stap -o out.txt ... ; gostap symbolize ./server out.txt\n"
+    "  gostap symbolize --pprof cpu.pb.gz ./server out.txt",
     NULL, NULL, NULL,
   };
   struct symbolize_args a = { 0 };
   struct go_bin b;
   FILE *in = stdin;
+  struct profile *prof = NULL;
   int ret;
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     return EXIT_USAGE;
@@ -81,10 +103,19 @@ cmd_symbolize (int argc, char **argv)
       ret = EXIT_ERROR;
       goto out;
     }
-  if (write_traceback_filter (in, stdout, &b,
+  if ((a.pprof != NULL || a.folded != NULL)
+      && (prof = profile_new (&b)) == NULL)
+    {
+      ret = EXIT_ERROR;
+      goto out;
+    }
+  if (write_traceback_filter (in, stdout, &b, prof,
                               a.input != NULL ? a.input : "stdin") != 0)
     ret = EXIT_ERROR;
+  else if (prof != NULL && profile_write (prof, a.pprof, a.folded) != 0)
+    ret = EXIT_ERROR;
 out:
+  profile_free (prof);
   if (in != stdin && in != NULL)
     fclose (in);
   gobin_close (&b);

@@ -1,8 +1,10 @@
 /* run-stap.c: stap run with its standard output through gostap, which
    expands the stack records of tapsets/go_stack.stp into Go tracebacks
    as they come (write-traceback.c), and the file of stap -o expanded in
-   place when stap is done.  gostap run execs stap directly when the script
-   records no stack.  */
+   place when stap is done; the profile lines of tapsets/go_profile.stp
+   collected (profile.c) and written when stap is done (write-pprof.c,
+   write-folded.c).  gostap run execs stap directly when the script
+   records no stack and no profile was asked for.  */
 
 #include "config.h"
 
@@ -17,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "profile.h"
 #include "run.h"
 #include "stack.h"
 #include "stp-write.h"
@@ -39,6 +42,7 @@ bool
 run_script_records_stacks (const struct run_script *s)
 {
   return strstr (s->text, "go_stack") != NULL
+    || strstr (s->text, "go_profile") != NULL
     || strstr (s->text, "go_sched_stack") != NULL
     || strstr (s->text, "go_g_stack") != NULL;
 }
@@ -47,35 +51,21 @@ run_script_records_stacks (const struct run_script *s)
    it, renamed over it when complete (stp-write.c's stp_file, as every
    file gostap writes).  */
 static int
-expand_file (const char *outfile, const struct go_bin *b)
+expand_file (const char *outfile, const struct go_bin *b,
+             struct profile *prof)
 {
-  char *dir = strdup (outfile);
   struct stp_file sf;
-  FILE *in = NULL;
+  FILE *in = fopen (outfile, "r");
   int ret = -1;
-  if (dir == NULL)
-    {
-      error (0, errno, "strdup");
-      return -1;
-    }
-  char *slash = strrchr (dir, '/');
-  const char *name = slash != NULL ? slash + 1 : outfile;
-  if (slash == dir)
-    dir[1] = '\0';
-  else if (slash != NULL)
-    *slash = '\0';
-  else
-    strcpy (dir, ".");
-  if ((in = fopen (outfile, "r")) == NULL)
+  if (in == NULL)
     error (0, errno, "%s", outfile);
-  else if (stp_file_open (&sf, dir, name) == 0)
-    ret = stp_file_close (&sf, write_traceback_filter (in, sf.f, b, outfile)
-                          == 0);
+  else if (stp_file_open_path (&sf, outfile) == 0)
+    ret = stp_file_close (&sf, write_traceback_filter (in, sf.f, b, prof,
+                                                       outfile) == 0);
   else
     stp_file_close (&sf, 0);    /* frees what the open left */
   if (in != NULL)
     fclose (in);
-  free (dir);
   return ret;
 }
 
@@ -84,9 +74,10 @@ expand_file (const char *outfile, const struct go_bin *b)
    read: a program stap started (-c) may keep the pipe open after it,
    and gostap does not wait for that.  Reaps stap into *STATUS.  */
 static int
-relay (int fd, pid_t pid, int *status, const struct go_bin *b)
+relay (int fd, pid_t pid, int *status, const struct go_bin *b,
+       struct profile *prof)
 {
-  struct traceback_filter *t = write_traceback_begin (b);
+  struct traceback_filter *t = write_traceback_begin (b, prof);
   char *buf = NULL;
   size_t len = 0, cap = 0;
   bool exited = false, eof = false;
@@ -168,12 +159,17 @@ relay (int fd, pid_t pid, int *status, const struct go_bin *b)
 }
 
 int
-run_stap_filtered (char **sargv, const struct go_bin *b, const char *outfile)
+run_stap_filtered (char **sargv, const struct go_bin *b, const char *outfile,
+                   const char *pprof, const char *folded)
 {
+  struct profile *prof = NULL;
+  if ((pprof != NULL || folded != NULL) && (prof = profile_new (b)) == NULL)
+    return EXIT_ERROR;
   int fds[2];
   if (pipe (fds) != 0)
     {
       error (0, errno, "pipe");
+      profile_free (prof);
       return EXIT_ERROR;
     }
   fflush (NULL);
@@ -183,6 +179,7 @@ run_stap_filtered (char **sargv, const struct go_bin *b, const char *outfile)
       error (0, errno, "fork");
       close (fds[0]);
       close (fds[1]);
+      profile_free (prof);
       return EXIT_ERROR;
     }
   if (pid == 0)
@@ -205,10 +202,27 @@ run_stap_filtered (char **sargv, const struct go_bin *b, const char *outfile)
   sigaction (SIGTERM, &sa, NULL);
   sigaction (SIGHUP, &sa, NULL);
   int status = 0;
-  int ret = relay (fds[0], pid, &status, b);
+  int ret = relay (fds[0], pid, &status, b, prof);
   if (outfile != NULL && access (outfile, F_OK) == 0
-      && expand_file (outfile, b) != 0 && ret == EXIT_OK)
+      && expand_file (outfile, b, prof) != 0 && ret == EXIT_OK)
     ret = EXIT_ERROR;
+  bool stap_ok = WIFEXITED (status) && WEXITSTATUS (status) == 0;
+  if (prof != NULL && !stap_ok)
+    {
+      /* What a failed run printed is not the whole profile.  */
+      const char *outs[2] = { pprof, folded };
+      for (int i = 0; i < 2; i++)
+        if (outs[i] != NULL)
+          error (0, 0, "%s not written: stap %s %d", outs[i],
+                 WIFEXITED (status) ? "failed with exit status"
+                 : "was killed by signal",
+                 WIFEXITED (status) ? WEXITSTATUS (status)
+                 : WTERMSIG (status));
+    }
+  else if (prof != NULL && profile_write (prof, pprof, folded) != 0
+           && ret == EXIT_OK)
+    ret = EXIT_ERROR;
+  profile_free (prof);
   if (WIFEXITED (status))
     return ret != EXIT_OK ? ret : WEXITSTATUS (status);
   /* Killed: exit as a shell reports it.  */

@@ -73,9 +73,12 @@ bool run_script_records_stacks (const struct run_script *s);
 /* run-stap.c: run stap (SARGV) with its output through the stack
    expansion of write-traceback.c, symbolized from B, and when stap wrote
    it to OUTFILE (stap -o), that file expanded in place once stap is done;
-   stap's exit status, or 128 + the signal that killed it.  */
+   the profile the script printed written to PPROF and FOLDED when not
+   NULL (profile.h); stap's exit status, or 128 + the signal that killed
+   it (1 when it succeeded but a profile could not be written).  */
 int run_stap_filtered (char **sargv, const struct go_bin *b,
-                       const char *outfile);
+                       const char *outfile, const char *pprof,
+                       const char *folded);
 
 /* After every function was tried: one line and -1 when a pattern that is
    not optional matched no alias of BINARY (stap would fail on it).  */

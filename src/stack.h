@@ -71,22 +71,34 @@ void stack_cache_free (struct stack_cache *c);
 size_t stack_frames (struct stack_cache *c, const struct stack_record *r,
                      struct stack_frame *out, size_t max);
 
-/* write-traceback.c: the frames of R in Go's traceback format (two lines
+/* runtime.funcNameForPrint: a generic function's shape arguments are the
+   text of NAME from the first '[' (*OPEN) to the last ']' (*CLOSE),
+   printed as "[...]"; false when NAME has none.  */
+bool stack_shape_span (const char *name, size_t *open, size_t *close);
+
+/* write-traceback.c: NAME as Go prints it (stack_shape_span), escaped for
+   a terminal (out.c).  */
+void write_func_name (FILE *out, const char *name);
+/* The frames of R in Go's traceback format (two lines
    a frame) to OUT, without a final newline.  */
 void write_traceback (FILE *out, struct stack_cache *c,
                       const struct stack_record *r);
 /* The expansion of a text, line by line: begin (NULL after a message
    when out of memory), then each line (LEN bytes at LINE, which must be
    followed by a NUL) copied to OUT with its records expanded by
-   write_traceback, then end.  */
+   write_traceback, then end.  The lines of a profile (profile.h) go to
+   PROF, or when it is NULL are written readably (profile_line).  */
 struct traceback_filter;
-struct traceback_filter *write_traceback_begin (const struct go_bin *b);
+struct profile;
+struct traceback_filter *write_traceback_begin (const struct go_bin *b,
+                                                struct profile *prof);
 void write_traceback_line (struct traceback_filter *t, FILE *out,
                            const char *line, size_t len);
 void write_traceback_end (struct traceback_filter *t);
-/* Copy IN to OUT, each record expanded by write_traceback; 0, or -1 after
-   a message naming NAME when reading or writing failed.  */
+/* Copy IN to OUT, each record expanded by write_traceback, profile lines
+   to PROF as above; 0, or -1 after a message naming NAME when reading or
+   writing failed.  */
 int write_traceback_filter (FILE *in, FILE *out, const struct go_bin *b,
-                            const char *name);
+                            struct profile *prof, const char *name);
 
 #endif

@@ -72,6 +72,29 @@ stp_file_open (struct stp_file *sf, const char *dir, const char *name)
 }
 
 int
+stp_file_open_path (struct stp_file *sf, const char *path)
+{
+  char *dir = strdup (path);
+  if (dir == NULL)
+    {
+      memset (sf, 0, sizeof *sf);
+      error (0, errno, "strdup");
+      return -1;
+    }
+  char *slash = strrchr (dir, '/');
+  const char *name = slash != NULL ? path + (slash - dir) + 1 : path;
+  if (slash == dir)
+    dir[1] = '\0';
+  else if (slash != NULL)
+    *slash = '\0';
+  else
+    strcpy (dir, ".");
+  int ret = stp_file_open (sf, dir, name);
+  free (dir);
+  return ret;
+}
+
+int
 stp_file_close (struct stp_file *sf, int ok)
 {
   int ret = 0;

@@ -17,24 +17,23 @@
 #include <string.h>
 
 #include "out.h"
+#include "profile.h"
 #include "stack.h"
 
 enum { MAX_FRAMES = 4 * STACK_MAX_PCS };
 
-/* runtime.funcNameForPrint: a generic function's shape arguments, the
-   text from the first '[' to the last ']', printed as "[...]".  */
-static void
-put_func_name (FILE *out, const char *name)
+void
+write_func_name (FILE *out, const char *name)
 {
-  const char *open = strchr (name, '['), *close = strrchr (name, ']');
-  if (open == NULL || close == NULL || close < open)
+  size_t open, close;
+  if (!stack_shape_span (name, &open, &close))
     {
       out_text_string (out, name);
       return;
     }
-  out_text_mem (out, name, (size_t) (open - name));
+  out_text_mem (out, name, open);
   fputs ("[...]", out);
-  out_text_string (out, close + 1);
+  out_text_string (out, name + close + 1);
 }
 
 void
@@ -53,7 +52,7 @@ write_traceback (FILE *out, struct stack_cache *c,
           fprintf (out, "?(...)\n\t? pc=%#" PRIx64, f->pc);
           continue;
         }
-      put_func_name (out, f->func);
+      write_func_name (out, f->func);
       fputs ("(...)\n\t", out);
       if (f->file != NULL)
         out_text_string (out, f->file);
@@ -69,24 +68,36 @@ write_traceback (FILE *out, struct stack_cache *c,
     fputs ("\n...frame pointer unreadable, stack cut here...", out);
 }
 
-/* The expansion's state: a record, and the frames of the pcs expanded
-   last.  */
+/* The expansion's state: a record, the frames of the pcs expanded last,
+   and the profile the profile lines go to.  */
 struct traceback_filter
 {
   struct stack_cache *cache;
   struct stack_record record;
+  struct profile *prof;
+  bool own_prof;                /* prof is the filter's: profile lines are
+                                   written as text */
+  size_t lineno;
 };
 
 struct traceback_filter *
-write_traceback_begin (const struct go_bin *b)
+write_traceback_begin (const struct go_bin *b, struct profile *prof)
 {
-  struct traceback_filter *t = malloc (sizeof *t);
+  struct traceback_filter *t = calloc (1, sizeof *t);
   if (t == NULL || (t->cache = stack_cache_new (b)) == NULL)
     {
       error (0, errno, "malloc");
       free (t);
       return NULL;
     }
+  t->prof = prof;
+  if (prof == NULL && (t->prof = profile_new (b)) == NULL)
+    {
+      stack_cache_free (t->cache);
+      free (t);
+      return NULL;
+    }
+  t->own_prof = prof == NULL;
   return t;
 }
 
@@ -95,6 +106,8 @@ write_traceback_end (struct traceback_filter *t)
 {
   if (t == NULL)
     return;
+  if (t->own_prof)
+    profile_free (t->prof);
   stack_cache_free (t->cache);
   free (t);
 }
@@ -104,6 +117,9 @@ write_traceback_line (struct traceback_filter *t, FILE *out,
                       const char *line, size_t len)
 {
   const char *p = line, *end = line + len, *tok;
+  if (profile_line (t->prof, line, len, ++t->lineno,
+                    t->own_prof ? out : NULL))
+    return;
   while ((tok = memmem (p, (size_t) (end - p), STACK_TOKEN,
                         strlen (STACK_TOKEN))) != NULL)
     {
@@ -128,13 +144,13 @@ write_traceback_line (struct traceback_filter *t, FILE *out,
 
 int
 write_traceback_filter (FILE *in, FILE *out, const struct go_bin *b,
-                        const char *name)
+                        struct profile *prof, const char *name)
 {
   char *line = NULL;
   size_t cap = 0;
   ssize_t len;
   int ret = 0;
-  struct traceback_filter *t = write_traceback_begin (b);
+  struct traceback_filter *t = write_traceback_begin (b, prof);
   if (t == NULL)
     return -1;
   while ((len = getline (&line, &cap, in)) > 0)

@@ -29,9 +29,14 @@ export XDG_CACHE_HOME=$tmp/cache
 demos=$(awk '$4 == "demo" && $3 == "default" { print $1 }' "$tmp/manifest")
 [ -n "$demos" ] || hard_error "no demo binaries in the manifest"
 
-# Every example on every release.
+# Every example on every release, but cpuprofile.stp: its timer.profile
+# needs the exports of a real kernel (perf_event_create_kernel_counter),
+# which the stub build tree of stap-env.sh does not list; it is compiled
+# and run in the guest (run-e2e.sh, job cpuprofile).
+echo "# cpuprofile.stp: not elaborated here (timer.profile needs a real kernel's exports); run-e2e.sh runs it"
 for demo in $demos; do
   for ex in "$examples"/*.stp; do
+    [ "$(basename "$ex")" = cpuprofile.stp ] && continue
     checks=$((checks + 1))
     if "$GOSTAP" run -c "$demo 1" -p2 "$ex" >/dev/null 2>"$tmp/err" &&
        ! grep -q "never-assigned\|semantic error" "$tmp/err"; then

@@ -55,13 +55,18 @@ CONTAINER_VERSION=1.24
 # are gostap's, symbolized from the pclntab: Go 1.25+'s DWARF 5, which stap
 # 5.1's unwinder cannot read, does not matter) and on the -s -w build of
 # the demo (version V-sw: gostap run writes its companion), every other
-# example on one.
+# example on one. The profile jobs add gostap run's --pprof=/--folded=
+# (put before the script; @OUT@ is SHARE/out/gostap_run_NAME): newstack's
+# stack-growth profile on the -s -w demo, cpuprofile, offcpu.
 # name version script [args]
 GOSTAP_RUN_JOBS="
 newstack_1_19 1.19 newstack.stp 1
 newstack_1_24 1.24 newstack.stp 1
 newstack_1_27 1.27 newstack.stp 1
 newstack_sw_demo 1.27-sw newstack.stp 1
+newstack_prof 1.27-sw newstack.stp 1 --pprof=@OUT@.pb.gz --folded=@OUT@.folded
+cpuprofile 1.27 cpuprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
+offcpu 1.24 offcpu.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
 funclatency 1.24 funclatency.stp
 goroutines 1.24 goroutines.stp
 gcpause 1.24 gcpause.stp
@@ -79,6 +84,9 @@ t_all=$(now)
 # --- fixtures -------------------------------------------------------------------
 t0=$(now)
 manifest=$("$testsuite/build-fixtures.sh" $VERSIONS) || hard_error "build-fixtures.sh failed"
+# The newest toolchain's go tool pprof reads the profiles (check-e2e.py).
+# shellcheck disable=SC2086
+go_newest=$(need_toolchains $VERSIONS | sort -V | awk 'END { print $2 "/bin/go" }')
 t_fixtures=$(elapsed "$t0" "$(now)")
 
 # --- image ----------------------------------------------------------------------
@@ -237,11 +245,20 @@ t_compile=$(elapsed "$t0" "$(now)")
 # --- gostap in the image: build, gostap run -p4 -------------------------------------
 . "$e2e/gostap-run.sh"
 # The command of the guest for a job (the chroot adds -p4 -r KVER).
+# gostap_run_args NAME VERSION SCRIPT [ARG...]: sets gr_args; the
+# --pprof=/--folded= arguments go before the script, @OUT@ made the job's
+# output path.
 gostap_run_args () {
-  local v=$1 script=$2
-  shift 2
+  local name=$1 v=$2 script=$3 a opts=() args=()
+  shift 3
+  for a in "$@"; do
+    case $a in
+      --pprof=*|--folded=*) opts+=("${a//@OUT@/$share/out/gostap_run_$name}") ;;
+      *) args+=("$a") ;;
+    esac
+  done
   gr_args=(-c "$share/bin/demo-$v 3" -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000
-           -DMAXSKIPPED=1000000 "examples/$script" "$@")
+           -DMAXSKIPPED=1000000 "${opts[@]}" "examples/$script" "${args[@]}")
 }
 t0=$(now)
 builddir=$(cd "$(dirname "$GOSTAP")/.." && pwd)
@@ -251,7 +268,7 @@ t0=$(now)
 while read -r name v script args; do
   [ -n "$name" ] || continue
   # shellcheck disable=SC2086
-  gostap_run_args "$v" "$script" $args
+  gostap_run_args "$name" "$v" "$script" $args
   gr_compile "$image" "$share" "$share/mod/gostap_run_$name.log" "${gr_args[@]}" ||
     hard_error "gostap run -p4 $script (Go $v) fails in the image"
 done <<< "$GOSTAP_RUN_JOBS"
@@ -430,7 +447,7 @@ EOF
   while read -r name v script args; do
     [ -n "$name" ] || continue
     # shellcheck disable=SC2086
-    gostap_run_args "$v" "$script" $args
+    gostap_run_args "$name" "$v" "$script" $args
     gr_guest_lines "$share" "gostap_run_$name" 600 "${gr_args[@]}"
   done <<< "$GOSTAP_RUN_JOBS"
   echo "\"\$S/bin/growW-$SPECIAL_VERSION\" > \"\$S/out/base_wbuild.prog\" 2>&1"
@@ -471,7 +488,7 @@ st=0
 E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
-  E2E_STACKS="$STACKS" \
+  E2E_STACKS="$STACKS" E2E_GO=$go_newest \
   python3 "$e2e/check-e2e.py" "$share/out" $VERSIONS || st=$?
 echo "timings: fixtures ${t_fixtures} s, image ${t_image} s, module compile ${t_compile} s" \
      "(${#jobs[@]} modules), gostap build in the image ${t_gbuild} s, gostap run -p4" \

@@ -66,6 +66,13 @@ probe end {
          go_curg(), go_curg_goid(), go_stack_hi() - go_stack_lo(),
          go_string(0, 0), go_target_path(), go_target_version(),
          go_unpaired_calls())
+  go_profile_type("samples", "count")
+  go_profile_period("cpu", "nanoseconds", 1000000000 / HZ())
+  l = go_profile_label("goroutine", sprint(go_goid())) . go_profile_label("why", "a;b")
+  go_profile_sample(go_stack(), 1)
+  go_profile_sample_labels(go_stack(), 1, l)
+  go_profile_sample2(go_stack(), 1, 2, l)
+  println(go_profile_wanted())
 }
 STP
 
@@ -105,8 +112,9 @@ done < "$tmp/manifest"
 checks=$((checks + 1))
 bin=$(awk '$2 == "1.24" && $3 == "default" && $4 == "grow" { print $1; exit }' "$tmp/manifest")
 if $STAP --unprivileged -p2 -I "$tapsets" -e "probe process(\"$bin\").function(\"main.rec\") {
-       printf(\"%x %x %d %s\\n\", go_g(), _go_user_sp(), @go_gstatus_waiting, go_stack()) }" >/dev/null 2>"$tmp/stap.err"; then
-  echo "ok - go_g(), _go_user_sp() and go_stack() elaborate under --unprivileged (myproc-unprivileged)"
+       printf(\"%x %x %d %s\\n\", go_g(), _go_user_sp(), @go_gstatus_waiting, go_stack())
+       go_profile_sample_labels(go_stack(), 1, go_profile_label(\"k\", \"v\")) }" >/dev/null 2>"$tmp/stap.err"; then
+  echo "ok - go_g(), _go_user_sp(), go_stack() and go_profile_* elaborate under --unprivileged (myproc-unprivileged)"
 else
   fail "--unprivileged: $(grep -v '^WARNING' "$tmp/stap.err" | head -3)"
 fi

@@ -4,7 +4,7 @@
 # Runs apt-get as root, or through sudo.
 set -euo pipefail
 
-BUILD="gcc make autoconf automake pkg-config libelf-dev libdw-dev libcapstone-dev libzydis-dev libdebuginfod-dev"
+BUILD="gcc make autoconf automake pkg-config libelf-dev libdw-dev libcapstone-dev libzydis-dev libdebuginfod-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev"
 # objdump for x86-64 and aarch64 is the independent ground truth of the tests.
 # gdb reads argument values; systemtap's translator elaborates the tapsets;
 # rpm builds the package; debootstrap and qemu run the real SystemTap

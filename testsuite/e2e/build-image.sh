@@ -38,7 +38,7 @@ PACKAGES=$PACKAGES,debuginfod,libdebuginfod1t64,iproute2
 # What building gostap itself in the image needs (the gostap-run job of
 # run-e2e.sh and demo-newstack.sh build it in a chroot of the image and run
 # `gostap run` in the guest): tools/deps.sh's build list, trixie names.
-PACKAGES=$PACKAGES,libelf-dev,libdw-dev,libcapstone-dev,libzydis-dev,pkg-config,autoconf,automake,python3
+PACKAGES=$PACKAGES,libelf-dev,libdw-dev,libcapstone-dev,libzydis-dev,libprotobuf-c-dev,protobuf-c-compiler,zlib1g-dev,pkg-config,autoconf,automake,python3
 DISK_SIZE=3G
 E2E=$CACHE/e2e
 

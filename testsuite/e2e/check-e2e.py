@@ -50,10 +50,14 @@ program run without probes) and checks values, not that something ran:
 Prints one line per check (ok / FAIL / SKIP) and 'N passed, N failed,
 N skipped'. Exit 0 when nothing failed, 1 otherwise.
 """
+import collections
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pprof_raw  # noqa: E402
 
 out = sys.argv[1]
 versions = sys.argv[2:]
@@ -534,6 +538,10 @@ def check_example(job):
         m = re.search(r"^stop-the-world pauses \(us\): (\d+), avg \d+ us$", tr, flags=re.M)
         check(m and int(m.group(1)) >= 2 * len(gcs),
               f"{name}: {m.group(0) if m else 'no pause summary'} for {len(gcs)} cycles")
+    elif job == "cpuprofile":
+        check_cpuprofile(name, tr)
+    elif job == "offcpu":
+        check_offcpu(name, tr)
     elif job == "blocking":
         reasons = dict((r, int(n)) for r, n in
                        re.findall(r"^([ -~]+): (\d+) parks, avg \d+ us$", tr, flags=re.M))
@@ -567,7 +575,8 @@ def check_gostap_run(job):
     frame = re.compile(r"^(\S.*\(\.\.\.\)|\t\S+:\d+( \+0x[0-9a-f]+)?|\.\.\.additional frames elided\.\.\.)$")
     other = [l for l in tr.splitlines()
              if not frame.match(l) and not re.match(r"^runtime: newstack: \d+ -> \d+ goid=\d+$", l)
-             and not re.match(r"^(WARNING: .*|demo: handled \d+ requests|newstack: \d+ growths, \d+ printed)$", l)]
+             and not re.match(r"^(WARNING: .*|demo: handled \d+ requests|newstack: \d+ growths, \d+ printed"
+                              r"|newstack: profile of \d+ stacks, \d+ growths dropped)$", l)]
     if other:
         print(f"# {name}: {len(other)} line(s) not well formed (output of two probes run "
               f"together): {other[0][:160]!r}")
@@ -602,6 +611,8 @@ def check_gostap_run(job):
           f"{name}: every complete stack ends main.worker or runtime.main, then "
           f"runtime.goexit ({len(stacks)} stacks)",
           f"ends seen: {sorted(tails)[:4]}")
+    if job == "newstack_prof":
+        check_newstack_profile(name, tr, sizes)
     if job == "newstack_sw_demo":
         # The -s -w demo has the default build's text (same Go release,
         # same GNU build id): its stacks show the frames the default
@@ -615,6 +626,146 @@ def check_gostap_run(job):
               f"{name}: the {len(mine)} distinct frames of the -s -w build's stacks are "
               f"those of the default build's (newstack_1_27)",
               f"only -s -w: {sorted(mine - theirs)[:3]}; only default: {sorted(theirs - mine)[:3]}")
+
+
+# --- (j) profiles: gostap run --pprof/--folded in the guest, read by Go's pprof ---------
+def read_profile(name, types):
+    """NAME.pb.gz read by `go tool pprof -raw` ($E2E_GO) and NAME.folded
+    ({stack: value}), after checking the sample types, that every folded
+    line is a pprof sample's functions (outermost first) and that the
+    folded total is the pprof total of the last type. (profile, folded)
+    or None."""
+    go = os.environ.get("E2E_GO", "")
+    path = os.path.join(out, name + ".pb.gz")
+    if not check(os.path.exists(path), f"{name}: gostap run wrote {name}.pb.gz"):
+        return None
+    if not go or not os.access(go, os.X_OK):
+        fail(f"{name}: no go program to read the profile ($E2E_GO={go!r})")
+        return None
+    p = pprof_raw.read(go, path)
+    if not check(p.error is None and p.types == types,
+                 f"{name}: go tool pprof -raw reads it: {len(p.samples)} samples, types "
+                 + " ".join("/".join(t) for t in p.types), p.error or f"want types {types}"):
+        return None
+    text = read(name + ".folded")
+    if not check(text is not None, f"{name}: gostap run wrote {name}.folded"):
+        return None
+    folded, badl = collections.Counter(), []
+    for l in text.splitlines():
+        m = re.match(r"^(.*) (-?\d+)$", l)
+        if m:
+            folded[m.group(1)] += int(m.group(2))
+        else:
+            badl.append(l)
+    want = collections.Counter()
+    for smp in p.samples:
+        funcs = [f[0] for f in reversed(smp.frames)]
+        want[";".join(funcs) if funcs else "[no stack]"] += smp.values[-1]
+    check(not badl and folded == want,
+          f"{name}: the {len(folded)} folded stacks are the pprof samples' functions, "
+          f"total {sum(folded.values())} = the profile's {p.types[-1][0]}",
+          f"malformed {badl[:2]}; only folded {sorted(set(folded) - set(want))[:2]}; "
+          f"only pprof {sorted(set(want) - set(folded))[:2]}")
+    return p, folded
+
+
+def check_newstack_profile(name, tr, sizes):
+    """The stack-growth profile of examples/newstack.stp 1 (every growth
+    printed): growths and bytes added equal the printed growths; each
+    printed stack (a block that parsed whole) is a sample's frames,
+    function, file and line, inlined calls included."""
+    got = read_profile(name, [("growths", "count"), ("bytes", "bytes")])
+    if got is None:
+        return
+    p, _ = got
+    m = re.search(r"^newstack: profile of (\d+) stacks, (\d+) growths dropped$", tr, flags=re.M)
+    check(m and m.group(2) == "0" and int(m.group(1)) == len(p.samples),
+          f"{name}: {m.group(0) if m else 'no profile line'}, {len(p.samples)} samples in the file")
+    grown = sum(n - o for o, n in sizes)
+    check(p.total(0) == len(sizes) and p.total(1) == grown,
+          f"{name}: the profile counts the {len(sizes)} growths printed, {grown} bytes added",
+          f"profile: {p.total(0)} growths, {p.total(1)} bytes")
+    frame = re.compile(r"^(\S.*\(\.\.\.\)|\t\S+:\d+( \+0x[0-9a-f]+)?|\.\.\.additional frames elided\.\.\.)$")
+    blocks = re.split(r"^runtime: newstack: \d+ -> \d+ goid=\d+\n", tr, flags=re.M)[1:]
+    prof = collections.Counter()
+    for smp in p.samples:
+        prof[tuple(smp.frames)] += smp.values[0]
+    whole = matched = frames = inl = 0
+    missing = []
+    for b in blocks:
+        lines = b.splitlines()
+        end = next((i for i, l in enumerate(lines) if not frame.match(l)), len(lines))
+        if end < len(lines) and not re.match(r"^(newstack: |runtime: newstack: |demo: |WARNING: )", lines[end]):
+            continue                    # two probes' lines run together
+        whole += 1
+        fs = go_frames("\n".join(lines[:end]))
+        key = tuple(f[:3] for f in fs)
+        if prof[key] > 0:
+            prof[key] -= 1
+            matched += 1
+            frames += len(fs)
+            inl += sum(1 for f in fs if f[3] is None)
+        else:
+            missing.append(key[:3])
+    check(whole >= len(sizes) // 2 and matched == whole,
+          f"{name}: {matched} of the {whole} printed stacks that parsed whole are profile "
+          f"samples frame for frame ({frames} frames, {inl} without an offset: inlined or frame 0)",
+          f"not in the profile: {missing[:2]}")
+
+
+def check_cpuprofile(name, tr):
+    """examples/cpuprofile.stp on the demo: the total the script printed,
+    the period, a goroutine label on every sample, main.rec (the demo's
+    work) under main.worker in the stacks."""
+    got = read_profile(name, [("samples", "count"), ("cpu", "nanoseconds")])
+    if got is None:
+        return
+    p, _ = got
+    m = re.search(r"^cpuprofile: (\d+) samples of (\d+) ms$", tr, flags=re.M)
+    n = int(m.group(1)) if m else -1
+    check(m and n > 0 and p.total(0) == n and p.period and p.total(1) == n * p.period,
+          f"{name}: {m.group(0) if m else 'no total line'}; the profile: {p.total(0)} samples, "
+          f"{p.total(1)} ns at a period of {p.period} ns",
+          f"profile total {p.total(0)}, cpu {p.total(1)}, period {p.period}")
+    bad = [s.labels for s in p.samples if not re.match(r"^\d+$", s.labels.get("goroutine", ""))]
+    gids = {s.labels.get("goroutine") for s in p.samples}
+    check(p.samples and not bad,
+          f"{name}: every sample has its goroutine label ({len(gids)} goroutines)",
+          f"samples without one: {bad[:3]}")
+    rec = [s for s in p.samples if any(f[0] == "main.rec" and f[1].endswith("/main.go") for f in s.frames)]
+    recw = sum(s.values[0] for s in rec)
+    tails = [s for s in rec if [f[0] for f in s.frames[-2:]] == ["main.worker", "runtime.goexit"]]
+    check(rec and tails and all(s.labels.get("goroutine") != "1" for s in rec),
+          f"{name}: main.rec (main.go) in {recw} of {p.total(0)} samples "
+          f"({100 * recw // max(p.total(0), 1)}%), by worker goroutines, under main.worker",
+          f"{len(rec)} samples with main.rec, {len(tails)} ending main.worker, runtime.goexit")
+
+
+def check_offcpu(name, tr):
+    """examples/offcpu.stp on the demo: the totals the script printed,
+    every stack parked in runtime.gopark with a wait reason, the demo's
+    channel waits among them."""
+    got = read_profile(name, [("contentions", "count"), ("delay", "nanoseconds")])
+    if got is None:
+        return
+    p, _ = got
+    m = re.search(r"^offcpu: (\d+) parks, (\d+) ms parked, (\d+) dropped$", tr, flags=re.M)
+    check(m and int(m.group(1)) > 0 and p.total(0) == int(m.group(1))
+          and p.total(1) // 1000000 == int(m.group(2)),
+          f"{name}: {m.group(0) if m else 'no total line'}; the profile: {p.total(0)} parks, "
+          f"{p.total(1) // 1000000} ms", f"profile {p.total(0)} parks, {p.total(1)} ns")
+    leaf = [s for s in p.samples if not s.frames or s.frames[0][0] != "runtime.gopark"]
+    reasons = collections.Counter()
+    for s in p.samples:
+        reasons[s.labels.get("reason", "")] += s.values[0]
+    check(p.samples and not leaf and "" not in reasons,
+          f"{name}: every stack parked in runtime.gopark, with its wait reason: "
+          + ", ".join(f"{r}: {c}" for r, c in reasons.most_common(4)),
+          f"{len(leaf)} samples elsewhere: {[s.frames[:1] for s in leaf[:2]]}; reasons {dict(reasons)}")
+    worker = [s for s in p.samples if s.labels.get("reason") == "chan receive"
+              and any(f[0] == "main.worker" and f[1].endswith("/main.go") for f in s.frames)]
+    check(worker, f"{name}: main.worker waits in chan receive ({sum(s.values[0] for s in worker)} parks, "
+          f"{sum(s.values[1] for s in worker) // 1000000} ms)")
 
 
 # --- (i) stacks: go_stack at probes against the program's own view --------------------
