@@ -69,14 +69,24 @@ out_text_mem (FILE *f, const char *str, size_t len)
   const unsigned char *s = (const unsigned char *) str, *end = s + len;
   while (s < end)
     {
-      int n = utf8_len (s);
-      if (n == 0 || n > end - s || *s < 0x20 || *s == 0x7f || *s == '\\')
-        fprintf (f, "\\x%02x", *s++);
-      else
+      /* The longest run that needs no escape, written at once.  */
+      const unsigned char *run = s;
+      while (s < end)
         {
-          fwrite (s, 1, (size_t) n, f);
-          s += n;
+          if (*s >= 0x20 && *s < 0x7f && *s != '\\')
+            s++;
+          else
+            {
+              int n = *s >= 0x80 ? utf8_len (s) : 0;
+              if (n == 0 || n > end - s)
+                break;
+              s += n;
+            }
         }
+      if (s > run)
+        fwrite (run, 1, (size_t) (s - run), f);
+      if (s < end)
+        fprintf (f, "\\x%02x", *s++);
     }
 }
 

@@ -56,6 +56,16 @@ struct go_pclntab
   uint32_t *name_buckets;
   size_t name_nbuckets;         /* a power of two */
   uint32_t *name_chain, *name_next;
+  /* Functions by address, for gobin_func_at: pc_buckets[i] is the index
+     of the first function that ends after pc_base + i * PC_BUCKET, so a
+     pc's function is searched among a few; pc_nbuckets is 0 when the
+     functions span too much for the index (a malformed table): then the
+     whole table is searched.  pc_entry: each function's entry, in
+     order, searched instead of the larger function records.  */
+  uint32_t *pc_buckets;
+  uint64_t *pc_entry;
+  size_t pc_nbuckets;
+  uint64_t pc_base;
   uint64_t gofunc;              /* Go 1.18+: what funcdata offsets count
                                    from; 0 when unknown; looked up on the
                                    first gobin_funcdata (only the stack
@@ -212,7 +222,9 @@ find_moduledata (const struct go_bin *b)
       if (m != NULL && gobin_read_uint (b, m, 8) == b->pclntab->pcln_vaddr)
         return m;
     }
-  for (size_t i = 0; i < b->nsegs; i++)
+  /* From the last segment: the moduledata is in the data segment, which
+     Go's linker puts after the (larger) read-only data.  */
+  for (size_t i = b->nsegs; i-- > 0;)
     {
       const struct go_seg *s = &b->segs[i];
       if (s->exec)
@@ -693,6 +705,41 @@ index_names (struct go_bin *b)
   return EXIT_OK;
 }
 
+enum { PC_BUCKET = 4096 };
+
+/* Build the address index of struct go_pclntab (none when the functions
+   span more than a few buckets a function).  */
+static int
+index_pcs (struct go_bin *b)
+{
+  struct go_pclntab *t = b->pclntab;
+  size_t n = b->nfuncs;
+  uint64_t lo = b->funcs[0].entry, hi = b->funcs[n - 1].end;
+  if (hi <= lo || (hi - lo) / PC_BUCKET >= 4 * (uint64_t) n + 1024)
+    return EXIT_OK;
+  size_t nb = (size_t) ((hi - lo) / PC_BUCKET + 1);
+  t->pc_buckets = calloc (nb, sizeof *t->pc_buckets);
+  t->pc_entry = calloc (n, sizeof *t->pc_entry);
+  if (t->pc_buckets == NULL || t->pc_entry == NULL)
+    {
+      error (0, errno, "calloc");
+      return EXIT_ERROR;
+    }
+  for (size_t i = 0; i < n; i++)
+    t->pc_entry[i] = b->funcs[i].entry;
+  size_t j = 0;
+  for (size_t i = 0; i < nb; i++)
+    {
+      uint64_t start = lo + (uint64_t) i * PC_BUCKET;
+      while (j < n && b->funcs[j].end <= start)
+        j++;
+      t->pc_buckets[i] = (uint32_t) j;
+    }
+  t->pc_base = lo;
+  t->pc_nbuckets = nb;
+  return EXIT_OK;
+}
+
 const struct go_func *
 gobin_func_named (const struct go_bin *b, const char *name)
 {
@@ -736,6 +783,8 @@ gobin_pclntab_fini (struct go_bin *b)
   if (b->pclntab == NULL)
     return;
   free (b->pclntab->name_buckets);
+  free (b->pclntab->pc_buckets);
+  free (b->pclntab->pc_entry);
   free (b->pclntab->name_chain);
   free (b->pclntab->name_next);
   free (b->pclntab);
@@ -781,13 +830,37 @@ gobin_read_pclntab (struct go_bin *b)
       return EXIT_BADINPUT;
     }
   int ret = read_functions (b);
-  return ret != EXIT_OK ? ret : index_names (b);
+  if (ret == EXIT_OK)
+    ret = index_names (b);
+  return ret != EXIT_OK ? ret : index_pcs (b);
 }
 
 const struct go_func *
 gobin_func_at (const struct go_bin *b, uint64_t pc)
 {
   size_t lo = 0, hi = b->nfuncs;
+  const struct go_pclntab *t = b->pclntab;
+  if (t != NULL && t->pc_nbuckets != 0)
+    {
+      if (pc < t->pc_base || (pc - t->pc_base) / PC_BUCKET >= t->pc_nbuckets)
+        return NULL;            /* before the first function, after the last */
+      size_t i = (size_t) ((pc - t->pc_base) / PC_BUCKET);
+      lo = t->pc_buckets[i];
+      if (i + 1 < t->pc_nbuckets && (size_t) t->pc_buckets[i + 1] + 1 < hi)
+        hi = (size_t) t->pc_buckets[i + 1] + 1;
+      /* The last function of the few that starts at or before pc.  */
+      while (lo < hi)
+        {
+          size_t mid = lo + (hi - lo) / 2;
+          if (t->pc_entry[mid] <= pc)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      if (lo == 0 || pc >= b->funcs[lo - 1].end)
+        return NULL;
+      return &b->funcs[lo - 1];
+    }
   while (lo < hi)
     {
       size_t mid = lo + (hi - lo) / 2;

@@ -77,8 +77,11 @@ stack_parse (const char *s, struct stack_record *r, size_t *len)
 bool
 stack_shape_span (const char *name, size_t *open, size_t *close)
 {
-  const char *o = strchr (name, '['), *c = strrchr (name, ']');
-  if (o == NULL || c == NULL || c < o)
+  const char *o = strchr (name, '[');
+  if (o == NULL)
+    return false;               /* most names: one scan */
+  const char *c = strrchr (o, ']');
+  if (c == NULL)
     return false;
   *open = (size_t) (o - name);
   *close = (size_t) (c - name);
@@ -100,10 +103,10 @@ wrapper_funcid (const struct go_bin *b)
 static bool
 elide_wrapper (const char *callee)
 {
-  return callee == NULL
-    || (strcmp (callee, "runtime.gopanic") != 0
-        && strcmp (callee, "runtime.sigpanic") != 0
-        && strcmp (callee, "runtime.panicwrap") != 0);
+  return callee == NULL || strncmp (callee, "runtime.", 8) != 0
+    || (strcmp (callee + 8, "gopanic") != 0
+        && strcmp (callee + 8, "sigpanic") != 0
+        && strcmp (callee + 8, "panicwrap") != 0);
 }
 
 /* The frames of one physical pc, before wrappers are left out.  */

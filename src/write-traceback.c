@@ -36,6 +36,31 @@ write_func_name (FILE *out, const char *name)
   out_text_string (out, name + close + 1);
 }
 
+/* ":LINE" and, when OFF is not 0, " +0xOFF": what fprintf would print,
+   formatted here (the symbolizer writes it for every frame).  */
+static void
+write_line_offset (FILE *out, int32_t line, uint64_t off)
+{
+  char buf[48], *p = buf + sizeof buf;
+  if (off != 0)
+    {
+      for (; off != 0; off >>= 4)
+        *--p = "0123456789abcdef"[off & 15];
+      *--p = 'x';
+      *--p = '0';
+      *--p = '+';
+      *--p = ' ';
+    }
+  uint32_t u = line < 0 ? 0 - (uint32_t) line : (uint32_t) line;
+  do
+    *--p = (char) ('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (line < 0)
+    *--p = '-';
+  *--p = ':';
+  fwrite (p, 1, (size_t) (buf + sizeof buf - p), out);
+}
+
 void
 write_traceback (FILE *out, struct stack_cache *c,
                  const struct stack_record *r)
@@ -58,9 +83,9 @@ write_traceback (FILE *out, struct stack_cache *c,
         out_text_string (out, f->file);
       else
         putc ('?', out);
-      fprintf (out, ":%" PRId32, f->line);
-      if (!f->inlined && f->pc > f->entry)
-        fprintf (out, " +%#" PRIx64, f->pc - f->entry);
+      write_line_offset (out, f->line,
+                         !f->inlined && f->pc > f->entry
+                         ? f->pc - f->entry : 0);
     }
   if (r->end == 't')
     fputs ("\n...additional frames elided...", out);
