@@ -74,21 +74,22 @@ stp_file_open (struct stp_file *sf, const char *dir, const char *name)
 int
 stp_file_open_path (struct stp_file *sf, const char *path)
 {
-  char *dir = strdup (path);
+  memset (sf, 0, sizeof *sf);
+  const char *slash = strrchr (path, '/');
+  const char *name = slash != NULL ? slash + 1 : path;
+  if (*name == '\0')
+    {
+      error (0, 0, "'%s': not a file name", path);
+      return -1;
+    }
+  /* Its directory: "/" for "/NAME", "." for a NAME alone.  */
+  char *dir = slash == NULL ? strdup (".")
+    : strndup (path, slash == path ? 1 : (size_t) (slash - path));
   if (dir == NULL)
     {
-      memset (sf, 0, sizeof *sf);
       error (0, errno, "strdup");
       return -1;
     }
-  char *slash = strrchr (dir, '/');
-  const char *name = slash != NULL ? path + (slash - dir) + 1 : path;
-  if (slash == dir)
-    dir[1] = '\0';
-  else if (slash != NULL)
-    *slash = '\0';
-  else
-    strcpy (dir, ".");
   int ret = stp_file_open (sf, dir, name);
   free (dir);
   return ret;

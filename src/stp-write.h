@@ -24,7 +24,7 @@ struct stp_file
 /* Open DIR/NAME.tmp.XXXXXX; 0, or -1 with a message.  */
 int stp_file_open (struct stp_file *sf, const char *dir, const char *name);
 /* The same for the file at PATH (in the current directory when PATH has
-   no '/').  */
+   no '/'); -1 with a message when PATH names no file ("", "DIR/").  */
 int stp_file_open_path (struct stp_file *sf, const char *path);
 /* Close and rename into place when OK, else remove; 0, or -1.  */
 int stp_file_close (struct stp_file *sf, int ok);

@@ -116,6 +116,10 @@ expect_fail 1 "cannot create a file in '/nonexistent/dir'" \
   "$GOSTAP" symbolize --pprof /nonexistent/dir/p.pb.gz "$bin" "$tmp/one.txt"
 expect_fail 1 "cannot create a file in '/nonexistent/dir'" \
   "$GOSTAP" symbolize --folded /nonexistent/dir/p.folded "$bin" "$tmp/one.txt"
+# No file name: one line, nothing written (an empty one once overflowed
+# the directory's buffer).
+expect_fail 1 "'': not a file name" "$GOSTAP" symbolize --pprof "" "$bin" "$tmp/one.txt"
+expect_fail 1 "'$tmp/': not a file name" "$GOSTAP" symbolize --folded "$tmp/" "$bin" "$tmp/one.txt"
 
 # --- gostap run's options (the real stap translator, pass 2) ----------------
 st=0
