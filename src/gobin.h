@@ -313,6 +313,22 @@ const char *arch_name (enum go_arch arch);
    the name index's hash and gostap run's cache keys.  */
 #define FNV1A_BASIS 0xcbf29ce484222325ULL
 uint64_t fnv1a (uint64_t h, const void *data, size_t n);
+/* An open-addressing hash index over an array of N elements (linear
+   probing, a power of two slots, doubled when half full): a slot holds an
+   element's index + 1 (0: empty) and its hash.  hash_find returns the slot
+   of hash H whose element EQ (CTX, index, KEY) says is KEY, or the empty
+   slot where KEY goes (set its idx and h when it is added); NULL when out
+   of memory.  Free *HT when done.  */
+struct hash_slot
+{
+  size_t idx;
+  uint64_t h;
+};
+struct hash_slot *hash_find (struct hash_slot **ht, size_t *hn, size_t n,
+                             uint64_t h,
+                             bool (*eq) (const void *ctx, size_t i,
+                                         const void *key),
+                             const void *ctx, const void *key);
 bool name_matches (char *const *globs, int nglobs, const char *name,
                    bool *used);
 /* The N bytes of BYTES in lowercase hex into OUT (OUTSIZE bytes: as many

@@ -32,46 +32,6 @@ grow (void *v, size_t *cap, size_t n, size_t size)
   return true;
 }
 
-/* A hash table's slot: the element's index + 1 (0: empty) and its hash.  */
-struct slot
-{
-  size_t idx;
-  uint64_t h;
-};
-
-/* The slot of hash H in *HT (HN slots) for which EQ (P, index, KEY), or the
-   empty slot where it goes; the table doubled first when half full (N
-   elements).  NULL when out of memory.  */
-static struct slot *
-lookup (struct slot **ht, size_t *hn, size_t n, uint64_t h,
-        bool (*eq) (const struct profile *, size_t, const void *),
-        const struct profile *p, const void *key)
-{
-  if (2 * (n + 1) > *hn)
-    {
-      size_t nhn = *hn ? 2 * *hn : 1024;
-      struct slot *nht = calloc (nhn, sizeof *nht);
-      if (nht == NULL)
-        return NULL;
-      for (size_t i = 0; i < *hn; i++)
-        if ((*ht)[i].idx != 0)
-          {
-            size_t k = (*ht)[i].h & (nhn - 1);
-            while (nht[k].idx != 0)
-              k = (k + 1) & (nhn - 1);
-            nht[k] = (*ht)[i];
-          }
-      free (*ht);
-      *ht = nht;
-      *hn = nhn;
-    }
-  size_t k = h & (*hn - 1);
-  while ((*ht)[k].idx != 0
-         && ((*ht)[k].h != h || !eq (p, (*ht)[k].idx - 1, key)))
-    k = (k + 1) & (*hn - 1);
-  return &(*ht)[k];
-}
-
 struct profile *
 profile_new (const struct go_bin *b)
 {
@@ -278,8 +238,9 @@ add_labels (struct profile *p, const char *s, size_t len)
 }
 
 static bool
-func_eq (const struct profile *p, size_t i, const void *key)
+func_eq (const void *ctx, size_t i, const void *key)
 {
+  const struct profile *p = ctx;
   const struct stack_frame *f = key;
   return strcmp (p->funcs[i].raw_name, f->func) == 0
     && strcmp (p->funcs[i].raw_file, f->file != NULL ? f->file : "") == 0;
@@ -290,9 +251,9 @@ static long
 intern_func (struct profile *p, const struct stack_frame *f)
 {
   const char *file = f->file != NULL ? f->file : "";
-  uint64_t h = fnv1a (fnv1a (14695981039346656037ULL, f->func,
+  uint64_t h = fnv1a (fnv1a (FNV1A_BASIS, f->func,
                              strlen (f->func) + 1), file, strlen (file));
-  struct slot *s = lookup ((struct slot **) &p->func_ht, &p->func_hn,
+  struct hash_slot *s = hash_find (&p->func_ht, &p->func_hn,
                            p->nfuncs, h, func_eq, p, f);
   if (s == NULL)
     return -1;
@@ -327,8 +288,9 @@ struct loc_key
 };
 
 static bool
-loc_eq (const struct profile *p, size_t i, const void *key)
+loc_eq (const void *ctx, size_t i, const void *key)
 {
+  const struct profile *p = ctx;
   const struct loc_key *k = key;
   const struct profile_loc *l = &p->locs[i];
   if (l->address != k->address || l->nlines != k->nlines)
@@ -347,7 +309,7 @@ intern_loc (struct profile *p, const struct stack_frame *f, size_t n,
             uint64_t address)
 {
   struct loc_key k = { address, p->nlines, 0 };
-  uint64_t h = fnv1a (14695981039346656037ULL, &address, sizeof address);
+  uint64_t h = fnv1a (FNV1A_BASIS, &address, sizeof address);
   for (size_t i = 0; i < n && f[i].func != NULL; i++)
     {
       long fi = intern_func (p, &f[i]);
@@ -359,7 +321,7 @@ intern_loc (struct profile *p, const struct stack_frame *f, size_t n,
       l->line = f[i].line;
       h = fnv1a (h, l, sizeof *l);
     }
-  struct slot *s = lookup ((struct slot **) &p->loc_ht, &p->loc_hn,
+  struct hash_slot *s = hash_find (&p->loc_ht, &p->loc_hn,
                            p->nlocs, h, loc_eq, p, &k);
   if (s == NULL)
     return -1;
@@ -384,8 +346,9 @@ struct sample_key
 };
 
 static bool
-sample_eq (const struct profile *p, size_t i, const void *key)
+sample_eq (const void *ctx, size_t i, const void *key)
 {
+  const struct profile *p = ctx;
   const struct sample_key *k = key;
   const struct profile_sample *s = &p->samples[i];
   return s->nlocs == k->nlocs
@@ -403,7 +366,7 @@ add_sample (struct profile *p, const struct sample_line *sl, size_t lineno)
     ? stack_frames (p->cache, &p->record, p->frames,
                     sizeof p->frames / sizeof p->frames[0]) : 0;
   struct sample_key k = { p->nsample_locs, 0, sl->labels, sl->labels_len };
-  uint64_t h = fnv1a (14695981039346656037ULL, sl->labels, sl->labels_len);
+  uint64_t h = fnv1a (FNV1A_BASIS, sl->labels, sl->labels_len);
   for (size_t i = 0; i < n;)
     {
       /* A location: the inlined frames of one pc and its physical one.  */
@@ -422,7 +385,7 @@ add_sample (struct profile *p, const struct sample_line *sl, size_t lineno)
       h = fnv1a (h, &li, sizeof li);
       i = j + 1;
     }
-  struct slot *s = lookup ((struct slot **) &p->sample_ht, &p->sample_hn,
+  struct hash_slot *s = hash_find (&p->sample_ht, &p->sample_hn,
                            p->nsamples, h, sample_eq, p, &k);
   if (s == NULL)
     return false;
@@ -596,7 +559,6 @@ profile_line (struct profile *p, const char *line, size_t len, size_t lineno,
   if (len < strlen (PROFILE_TOKEN)
       || strncmp (line, PROFILE_TOKEN, strlen (PROFILE_TOKEN)) != 0)
     return false;
-  p->lineno++;
   bool was_bad = p->bad_line != 0;
   take (p, line + strlen (PROFILE_TOKEN), lineno, text);
   if (text != NULL && !was_bad && p->bad_line != 0)

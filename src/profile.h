@@ -98,15 +98,14 @@ struct profile
   size_t nsamples, csamples;
   int64_t total[PROFILE_MAX_TYPES];   /* the sum of every sample's values */
 
-  /* Open addressing, indices + 1 (0: empty), sized a power of two.  */
-  size_t *func_ht, *loc_ht, *sample_ht;
+  /* Indexes of funcs, locs and samples (hash_find, util.c).  */
+  struct hash_slot *func_ht, *loc_ht, *sample_ht;
   size_t func_hn, loc_hn, sample_hn;
 
-  struct stack_cache *cache;
+  struct stack_cache *cache;    /* also the traceback filter's */
   struct stack_record record;
   struct stack_frame frames[4 * STACK_MAX_PCS];
 
-  size_t lineno;                /* profile lines seen */
   size_t bad_line;              /* the first malformed one's number in the
                                    output (0: none) */
   char why[160];

@@ -87,7 +87,8 @@ void write_traceback (FILE *out, struct stack_cache *c,
    when out of memory), then each line (LEN bytes at LINE, which must be
    followed by a NUL) copied to OUT with its records expanded by
    write_traceback, then end.  The lines of a profile (profile.h) go to
-   PROF, or when it is NULL are written readably (profile_line).  */
+   PROF (a profile of B, whose cache of expanded pcs the records share),
+   or when it is NULL are written readably (profile_line).  */
 struct traceback_filter;
 struct profile;
 struct traceback_filter *write_traceback_begin (const struct go_bin *b,

@@ -49,6 +49,36 @@ fnv1a (uint64_t h, const void *data, size_t n)
   return h;
 }
 
+struct hash_slot *
+hash_find (struct hash_slot **ht, size_t *hn, size_t n, uint64_t h,
+           bool (*eq) (const void *ctx, size_t i, const void *key),
+           const void *ctx, const void *key)
+{
+  if (2 * (n + 1) > *hn)
+    {
+      size_t nhn = *hn ? 2 * *hn : 1024;
+      struct hash_slot *nht = calloc (nhn, sizeof *nht);
+      if (nht == NULL)
+        return NULL;
+      for (size_t i = 0; i < *hn; i++)
+        if ((*ht)[i].idx != 0)
+          {
+            size_t k = (*ht)[i].h & (nhn - 1);
+            while (nht[k].idx != 0)
+              k = (k + 1) & (nhn - 1);
+            nht[k] = (*ht)[i];
+          }
+      free (*ht);
+      *ht = nht;
+      *hn = nhn;
+    }
+  size_t k = h & (*hn - 1);
+  while ((*ht)[k].idx != 0
+         && ((*ht)[k].h != h || !eq (ctx, (*ht)[k].idx - 1, key)))
+    k = (k + 1) & (*hn - 1);
+  return &(*ht)[k];
+}
+
 const char *
 arch_name (enum go_arch arch)
 {

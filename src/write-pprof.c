@@ -27,50 +27,32 @@ typedef Gostap__Pprof__Location Location;
 typedef Gostap__Pprof__Line Line;
 typedef Gostap__Pprof__Function Function;
 
-/* The string table: each string once.  Lookups go through a small
-   open-addressing index of string pointers' contents.  */
+/* The string table: each string once (hash_find, util.c).  */
 struct strings
 {
   char **v;
   size_t n, cap;
-  size_t *ht;                   /* index + 1, 0 empty */
+  struct hash_slot *ht;
   size_t hn;
 };
 
-static uint64_t
-str_hash (const char *s)
+static bool
+str_eq (const void *ctx, size_t i, const void *key)
 {
-  return fnv1a (14695981039346656037ULL, s, strlen (s));
+  const struct strings *t = ctx;
+  return strcmp (t->v[i], key) == 0;
 }
 
 /* The index of S in the table (added when new), or -1.  */
 static int64_t
 str_index (struct strings *t, const char *s)
 {
-  if (2 * (t->n + 1) > t->hn)
-    {
-      size_t hn = t->hn ? 2 * t->hn : 1024;
-      size_t *ht = calloc (hn, sizeof *ht);
-      if (ht == NULL)
-        return -1;
-      for (size_t i = 0; i < t->n; i++)
-        {
-          size_t k = str_hash (t->v[i]) & (hn - 1);
-          while (ht[k] != 0)
-            k = (k + 1) & (hn - 1);
-          ht[k] = i + 1;
-        }
-      free (t->ht);
-      t->ht = ht;
-      t->hn = hn;
-    }
-  size_t k = str_hash (s) & (t->hn - 1);
-  while (t->ht[k] != 0)
-    {
-      if (strcmp (t->v[t->ht[k] - 1], s) == 0)
-        return (int64_t) t->ht[k] - 1;
-      k = (k + 1) & (t->hn - 1);
-    }
+  uint64_t h = fnv1a (FNV1A_BASIS, s, strlen (s));
+  struct hash_slot *slot = hash_find (&t->ht, &t->hn, t->n, h, str_eq, t, s);
+  if (slot == NULL)
+    return -1;
+  if (slot->idx != 0)
+    return (int64_t) slot->idx - 1;
   if (t->n == t->cap)
     {
       size_t cap = t->cap ? 2 * t->cap : 256;
@@ -81,7 +63,8 @@ str_index (struct strings *t, const char *s)
       t->cap = cap;
     }
   t->v[t->n] = (char *) s;
-  t->ht[k] = ++t->n;
+  slot->idx = ++t->n;
+  slot->h = h;
   return (int64_t) t->n - 1;
 }
 

@@ -93,11 +93,10 @@ write_traceback (FILE *out, struct stack_cache *c,
     fputs ("\n...frame pointer unreadable, stack cut here...", out);
 }
 
-/* The expansion's state: a record, the frames of the pcs expanded last,
-   and the profile the profile lines go to.  */
+/* The expansion's state: a record, and the profile the profile lines go
+   to, whose cache of expanded pcs (profile.h) the records share.  */
 struct traceback_filter
 {
-  struct stack_cache *cache;
   struct stack_record record;
   struct profile *prof;
   bool own_prof;                /* prof is the filter's: profile lines are
@@ -109,16 +108,14 @@ struct traceback_filter *
 write_traceback_begin (const struct go_bin *b, struct profile *prof)
 {
   struct traceback_filter *t = calloc (1, sizeof *t);
-  if (t == NULL || (t->cache = stack_cache_new (b)) == NULL)
+  if (t == NULL)
     {
-      error (0, errno, "malloc");
-      free (t);
+      error (0, errno, "calloc");
       return NULL;
     }
   t->prof = prof;
   if (prof == NULL && (t->prof = profile_new (b)) == NULL)
     {
-      stack_cache_free (t->cache);
       free (t);
       return NULL;
     }
@@ -133,7 +130,6 @@ write_traceback_end (struct traceback_filter *t)
     return;
   if (t->own_prof)
     profile_free (t->prof);
-  stack_cache_free (t->cache);
   free (t);
 }
 
@@ -155,7 +151,7 @@ write_traceback_line (struct traceback_filter *t, FILE *out,
       if (memchr (tok, '\0', (size_t) (end - tok)) == NULL
           && stack_parse (tok, &t->record, &tlen))
         {
-          write_traceback (out, t->cache, &t->record);
+          write_traceback (out, t->prof->cache, &t->record);
           p = tok + tlen;
         }
       else

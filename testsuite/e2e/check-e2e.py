@@ -226,6 +226,11 @@ def symbolize(binary, text):
     return r.stdout
 
 
+# A line of a Go traceback as gostap writes it: "FUNC(...)", then
+# "<TAB>FILE:LINE [+0xOFF]", or the line that says the record was cut.
+TRACEBACK_LINE = re.compile(r"^(\S.*\(\.\.\.\)|\t\S+:\d+( \+0x[0-9a-f]+)?|\.\.\.additional frames elided\.\.\.)$")
+
+
 def go_frames(text):
     """Frames of a Go traceback: (function, file, line, offset or None for
     an inlined frame)."""
@@ -570,9 +575,8 @@ def check_gostap_run(job):
     # into another's (vm.md 7); those lines are counted, not failed.
     sizes = [tuple(map(int, m)) for m in
              re.findall(r"runtime: newstack: (\d+) -> (\d+) goid=\d+$", tr, flags=re.M)]
-    # A frame of a Go traceback (examples/newstack.stp prints go_sched_stack,
-    # which gostap run expands): "FUNC(...)" then "<TAB>FILE:LINE [+0xOFF]".
-    frame = re.compile(r"^(\S.*\(\.\.\.\)|\t\S+:\d+( \+0x[0-9a-f]+)?|\.\.\.additional frames elided\.\.\.)$")
+    # examples/newstack.stp prints go_sched_stack, which gostap run expands.
+    frame = TRACEBACK_LINE
     other = [l for l in tr.splitlines()
              if not frame.match(l) and not re.match(r"^runtime: newstack: \d+ -> \d+ goid=\d+$", l)
              and not re.match(r"^(WARNING: .*|demo: handled \d+ requests|newstack: \d+ growths, \d+ printed"
@@ -685,7 +689,7 @@ def check_newstack_profile(name, tr, sizes):
     check(p.total(0) == len(sizes) and p.total(1) == grown,
           f"{name}: the profile counts the {len(sizes)} growths printed, {grown} bytes added",
           f"profile: {p.total(0)} growths, {p.total(1)} bytes")
-    frame = re.compile(r"^(\S.*\(\.\.\.\)|\t\S+:\d+( \+0x[0-9a-f]+)?|\.\.\.additional frames elided\.\.\.)$")
+    frame = TRACEBACK_LINE
     blocks = re.split(r"^runtime: newstack: \d+ -> \d+ goid=\d+\n", tr, flags=re.M)[1:]
     prof = collections.Counter()
     for smp in p.samples:
