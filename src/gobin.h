@@ -264,6 +264,11 @@ const uint8_t *gobin_funcdata (const struct go_bin *b,
                                uint64_t len, size_t *avail);
 /* The name at OFF of the function name table, or NULL.  */
 const char *gobin_funcname (const struct go_bin *b, uint32_t off);
+/* The link-time bounds of the module's type data (moduledata.types,
+   .etypes: the base of the name offsets in type descriptors); false when
+   the binary does not say (read-pclntab.c).  */
+bool gobin_types_range (const struct go_bin *b, uint64_t *start,
+                        uint64_t *end);
 /* Call FN for each (pc, value) change of a pc-value table from the
    function's entry: 0, or -1 on a malformed table.  */
 int gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,

@@ -21,8 +21,12 @@ struct go_leaf
 {
   int kind;           /* reflect.Kind of the scalar */
   unsigned size, offset;
-  bool fp;            /* float: no script access to float registers */
+  bool fp;            /* float32 or float64 (kind) */
   bool string_len;    /* the length of a string whose pointer precedes */
+  bool complex_imag;  /* the imaginary part of a complex ("_imag"), whose
+                         real part ("_real") precedes */
+  int iface;          /* an interface's first word ("_type"): 1 an itab
+                         (an interface with methods), 2 the type (any) */
   char suffix[48];    /* "" for a scalar value, "_x", "_ptr", "_0_len"... */
 };
 

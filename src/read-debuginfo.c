@@ -115,16 +115,18 @@ companion_matches (const struct go_bin *b, Elf *debug)
 /* DWARF sections gostap has no use for: location lists (argument
    locations come from types and Go's ABI) and call-frame information.  In
    a Go binary they are over half of the DWARF, and libdw 0.188 inflates
-   every compressed section it is given when it opens them.  */
+   every compressed section it is given when it opens them.  WITH_LOC
+   keeps the location lists: read-params.c checks its assignment against
+   them where DWARF may have left an argument out (Go before 1.22).  */
 static bool
-dwarf_section_unused (const char *name)
+dwarf_section_unused (const char *name, bool with_loc)
 {
   static const char *const unused[] = { "loc", "loclists", "frame" };
   const char *base = strncmp (name, ".debug_", 7) == 0 ? name + 7
     : strncmp (name, ".zdebug_", 8) == 0 ? name + 8 : NULL;
   if (base == NULL)
     return true;                /* not DWARF at all */
-  for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++)
+  for (size_t i = with_loc ? 2 : 0; i < sizeof unused / sizeof unused[0]; i++)
     if (strcmp (base, unused[i]) == 0)
       return true;
   return false;
@@ -133,12 +135,13 @@ dwarf_section_unused (const char *name)
 /* The name of SCN when it is a DWARF section with contents that gostap
    reads, else NULL; its header in *SH.  */
 static const char *
-kept_section (Elf *elf, Elf_Scn *scn, size_t shstrndx, GElf_Shdr *sh)
+kept_section (Elf *elf, Elf_Scn *scn, size_t shstrndx, GElf_Shdr *sh,
+              bool with_loc)
 {
   const char *name;
   if (gelf_getshdr (scn, sh) == NULL || sh->sh_type == SHT_NOBITS
       || (name = elf_strptr (elf, shstrndx, sh->sh_name)) == NULL
-      || dwarf_section_unused (name))
+      || dwarf_section_unused (name, with_loc))
     return NULL;
   return name;
 }
@@ -148,7 +151,8 @@ kept_section (Elf *elf, Elf_Scn *scn, size_t shstrndx, GElf_Shdr *sh)
    not), for dwarf_begin_elf: NULL when it cannot be made (the caller then
    gives libdw the whole file).  */
 static Elf *
-dwarf_subset (Elf *elf, const uint8_t *image, size_t size, void **imagep)
+dwarf_subset (Elf *elf, const uint8_t *image, size_t size, bool with_loc,
+              void **imagep)
 {
   size_t shstrndx, nkeep = 0, datasize = 0, namesize = 1;
   Elf_Scn *scn = NULL;
@@ -157,7 +161,7 @@ dwarf_subset (Elf *elf, const uint8_t *image, size_t size, void **imagep)
     return NULL;
   while ((scn = elf_nextscn (elf, scn)) != NULL)
     {
-      const char *name = kept_section (elf, scn, shstrndx, &sh);
+      const char *name = kept_section (elf, scn, shstrndx, &sh, with_loc);
       if (name == NULL)
         continue;
       if (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
@@ -196,7 +200,7 @@ dwarf_subset (Elf *elf, const uint8_t *image, size_t size, void **imagep)
   size_t data = sizeof *eh, name = 1, k = 1;
   while ((scn = elf_nextscn (elf, scn)) != NULL)
     {
-      const char *n = kept_section (elf, scn, shstrndx, &sh);
+      const char *n = kept_section (elf, scn, shstrndx, &sh, with_loc);
       if (n == NULL)
         continue;
       memcpy (img + data, image + sh.sh_offset, sh.sh_size);
@@ -221,14 +225,15 @@ dwarf_subset (Elf *elf, const uint8_t *image, size_t size, void **imagep)
   return e;
 }
 
-/* Open libdw on ELF (SIZE bytes at IMAGE): on the subset of its DWARF
-   sections where one can be made, else on the whole file.  */
+/* Open libdw on ELF (SIZE bytes at IMAGE), the DWARF of B: on the subset
+   of its DWARF sections where one can be made, else on the whole file.  */
 static Dwarf *
-begin_dwarf (struct go_debuginfo *d, Elf *elf, const uint8_t *image,
-             size_t size)
+begin_dwarf (const struct go_bin *b, struct go_debuginfo *d, Elf *elf,
+             const uint8_t *image, size_t size)
 {
   Dwarf *dw = NULL;
-  d->subset = image != NULL ? dwarf_subset (elf, image, size,
+  bool with_loc = b->go_minor > 0 && b->go_minor <= 21;
+  d->subset = image != NULL ? dwarf_subset (elf, image, size, with_loc,
                                             &d->subset_image) : NULL;
   if (d->subset != NULL)
     dw = dwarf_begin_elf (d->subset, DWARF_C_READ, NULL);
@@ -255,7 +260,7 @@ take_debug_file (const struct go_bin *b, struct go_debuginfo *d, int fd,
     }
   size_t size;
   const uint8_t *image = (const uint8_t *) elf_rawfile (d->file, &size);
-  d->dwarf = begin_dwarf (d, d->file, image, size);
+  d->dwarf = begin_dwarf (b, d, d->file, image, size);
   if (d->dwarf == NULL)
     {
       error (0, 0, "%s: debug file %s cannot be read: dwarf_begin_elf: %s",
@@ -455,7 +460,7 @@ lookup (const struct go_bin *b)
   d->tried = true;
   if (b->has_dwarf)
     {
-      d->dwarf = begin_dwarf (d, b->elf, b->image, b->size);
+      d->dwarf = begin_dwarf (b, d, b->elf, b->image, b->size);
       d->source = d->dwarf != NULL ? GO_DWARF_BINARY : GO_DWARF_NONE;
       return d;
     }

@@ -217,7 +217,66 @@ add_leaf (struct walk *w, int kind, uint64_t size, uint64_t off,
   l->offset = (unsigned) off;
   l->fp = kind == K_FLOAT32 || kind == K_FLOAT64;
   l->string_len = false;
+  l->complex_imag = false;
+  l->iface = 0;
   strcpy (l->suffix, suffix);
+}
+
+/* Whether interface type T (peeled: runtime.eface or runtime.iface) is
+   empty, `any`: its first word is then the type (_type), not an itab
+   (tab).  */
+static bool
+empty_interface (Dwarf_Die *t)
+{
+  Dwarf_Die m;
+  if (dwarf_child (t, &m) != 0)
+    return false;
+  do
+    if (dwarf_tag (&m) == DW_TAG_member)
+      {
+        const char *name = dwarf_diename (&m);
+        return name != NULL && strcmp (name, "_type") == 0;
+      }
+  while (dwarf_siblingof (&m, &m) == 0);
+  return false;
+}
+
+/* DWARF register number of register piece P (the ABI's sequences).  */
+static int
+dwarf_regno (enum go_arch arch, const struct go_piece *p)
+{
+  static const int amd64_int_dwarf[] = { 0, 3, 2, 5, 4, 8, 9, 10, 11 };
+  if (arch != GO_ARCH_AMD64)
+    return p->fp ? 64 + p->reg : p->reg;
+  if (p->fp)
+    return 17 + p->reg;
+  return p->reg < 9 ? amd64_int_dwarf[p->reg] : -1;
+}
+
+/* Whether PARAM's own DWARF location at the function's ENTRY, where it
+   is a register (DW_OP_reg*, first piece), is the register the ABI
+   assignment gave V: DWARF before Go 1.22 leaves blank `_` parameters
+   out, which shifts every later argument.  True when DWARF says nothing
+   there to compare.  */
+static bool
+dwarf_agrees (const struct go_bin *b, Dwarf_Die *param, uint64_t entry,
+              const struct go_value *v)
+{
+  Dwarf_Attribute a;
+  Dwarf_Op *expr;
+  size_t len;
+  if (v->npieces == 0 || v->pieces[0].reg < 0
+      || dwarf_attr (param, DW_AT_location, &a) == NULL
+      || dwarf_getlocation_addr (&a, entry, &expr, &len, 1) != 1 || len == 0)
+    return true;
+  int regno;
+  if (expr[0].atom >= DW_OP_reg0 && expr[0].atom <= DW_OP_reg31)
+    regno = expr[0].atom - DW_OP_reg0;
+  else if (expr[0].atom == DW_OP_regx)
+    regno = (int) expr[0].number;
+  else
+    return true;
+  return regno == dwarf_regno (b->arch, &v->pieces[0]);
 }
 
 /* Make a field name safe for an identifier suffix: [A-Za-z0-9_] only.  */
@@ -264,6 +323,8 @@ walk_type (struct walk *w, Dwarf_Die *t, uint64_t off, const char *suffix,
         add_leaf (w, fk, size / 2, off, sub);
         join_suffix (sub, sizeof sub, suffix, "imag");
         add_leaf (w, fk, size / 2, off + size / 2, sub);
+        if (!w->too_many)
+          w->leaves[w->n - 1].complex_imag = true;
         return 0;
       }
     case K_STRING:
@@ -277,6 +338,8 @@ walk_type (struct walk *w, Dwarf_Die *t, uint64_t off, const char *suffix,
     case K_INTERFACE:
       join_suffix (sub, sizeof sub, suffix, "type");
       add_leaf (w, K_PTR, 8, off, sub);
+      if (!w->too_many)
+        w->leaves[w->n - 1].iface = empty_interface (t) ? 2 : 1;
       join_suffix (sub, sizeof sub, suffix, "data");
       add_leaf (w, K_PTR, 8, off + 8, sub);
       return 0;
@@ -673,6 +736,14 @@ go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
             {
               go_signature_free (sig);
               sig->error = "a parameter type is not understood";
+              return -1;
+            }
+          if (!result && regabi && b->go_minor > 0 && b->go_minor <= 21
+              && !dwarf_agrees (b, &c, f->entry, v))
+            {
+              go_signature_free (sig);
+              sig->error = "DWARF omits an argument before this one (a blank "
+                "_ parameter, which DWARF before Go 1.22 leaves out)";
               return -1;
             }
           if (pass == 0 && ++nargs == 1 && dict_at == 1)

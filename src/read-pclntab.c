@@ -456,6 +456,33 @@ find_gofunc (const struct go_bin *b)
     b->pclntab->gofunc = v;
 }
 
+bool
+gobin_types_range (const struct go_bin *b, uint64_t *start, uint64_t *end)
+{
+  if (gobin_own_symbol (b, "runtime.types", start, NULL)
+      && gobin_own_symbol (b, "runtime.etypes", end, NULL) && *start < *end)
+    return true;
+  /* The moduledata words before gofunc: types, etypes, rodata (Go 1.18 to
+     1.26); types, typedesclen, etypes, itaboffset, itabsize, rodata
+     (1.27).  Link-time values, in PIE builds too.  */
+  const uint8_t *m = b->pclntab != NULL ? find_moduledata (b) : NULL;
+  if (m == NULL || b->go_minor < 18)
+    return false;
+  unsigned w = b->go_minor < 20 ? MODULEDATA_GOFUNC_118
+    : b->go_minor < 27 ? MODULEDATA_GOFUNC_120 : MODULEDATA_GOFUNC_127;
+  unsigned ws = b->go_minor < 27 ? w - 3 : w - 6;
+  unsigned we = b->go_minor < 27 ? w - 2 : w - 4;
+  const uint8_t *ps = gobin_at (b, (uint64_t) (m - b->image) + ws * 8, 8);
+  const uint8_t *pe = gobin_at (b, (uint64_t) (m - b->image) + we * 8, 8);
+  if (ps == NULL || pe == NULL)
+    return false;
+  *start = gobin_read_uint (b, ps, 8);
+  *end = gobin_read_uint (b, pe, 8);
+  size_t avail;
+  return *start < *end && gobin_vaddr (b, *start, 1, &avail) != NULL
+    && *end - *start <= avail;
+}
+
 uint32_t
 gobin_pcdata (const struct go_bin *b, const struct go_func *f, unsigned idx)
 {

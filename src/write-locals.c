@@ -5,10 +5,15 @@
      NAME            integers sign- or zero-extended by size, bool as 0/1,
                      pointers, maps, chans, funcs as addresses
      NAME            strings as SystemTap strings, with NAME_ptr, NAME_len
-     NAME_ptr/_len/_cap   slices;  NAME_type/_data  interfaces
+     NAME_ptr/_len/_cap   slices;  NAME_type/_data  interfaces, and
+                     NAME_type_name, the dynamic type's name (go_types.stp)
      NAME_FIELD      structs flattened (NAME_FIELD_SUB ...), arrays NAME_0..
-   Float values are left out with a comment: SystemTap scripts cannot read
-   float registers (facts.md 7), and cannot print floats.  Local names come
+     NAME_bits, NAME float32/float64: the IEEE bits (float32 in the low 32),
+                     and Go's shortest string for them (go_float.stp), from
+                     a float register (go_fpregs.stp: register() reads
+                     none, facts.md 7) or from memory; complex numbers as
+                     NAME_real..., NAME_imag... and NAME, Go's "(1+2i)".
+   Local names come
    from DWARF names only through local_base(): [A-Za-z0-9_], never a
    SystemTap keyword, a public global of SystemTap's tapsets, or one of the
    alias's own locals: those get a trailing '_'.  */
@@ -97,6 +102,33 @@ leaf_expr (FILE *f, const struct go_leaf *l, const char *reg,
              l->offset);
 }
 
+/* NAME_bits and NAME of float leaf L, from float register FREG (its index
+   in Go's sequence) or, when FREG < 0, from memory at ADDR; after the
+   imaginary part of a complex, the complex itself.  */
+static void
+float_leaf (FILE *f, const char *base, const struct go_leaf *l, int freg,
+            const char *addr)
+{
+  bool f32 = l->kind == K_FLOAT32;
+  fprintf (f, "  %s%s_bits = ", base, l->suffix);
+  if (freg >= 0)
+    fprintf (f, "_go_freg_bits(%d)%s", freg, f32 ? " & 0xffffffff" : "");
+  else
+    fprintf (f, "user_%s(%s + %u)", f32 ? "uint32" : "int64", addr,
+             l->offset);
+  fprintf (f, "\n  %s%s = go_float%d_str(%s%s_bits)\n", base, l->suffix,
+           f32 ? 32 : 64, base, l->suffix);
+  if (l->complex_imag)
+    {
+      /* NAME = go_complexN_str(NAME_real_bits, NAME_imag_bits): the
+         suffix minus "_imag".  */
+      int sl = (int) strlen (l->suffix) - 5;
+      fprintf (f, "  %s%.*s = go_complex%d_str(%s%.*s_real_bits, %s%s_bits)"
+               "\n", base, sl, l->suffix, f32 ? 64 : 128, base, sl,
+               l->suffix, base, l->suffix);
+    }
+}
+
 void
 write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
               bool results, const char *sp)
@@ -145,14 +177,22 @@ write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
             const char *reg = in_regs ? go_piece_reg (arch, &v->pieces[k]) : NULL;
             if (l->fp)
               {
-                fprintf (f, "  // %s%s: float, in %s: not readable by "
-                         "scripts\n", bases[bi], l->suffix,
-                         reg ? reg : "memory");
+                float_leaf (f, bases[bi], l,
+                            in_regs ? v->pieces[k].reg : -1, addr);
                 continue;
               }
             fprintf (f, "  %s%s = ", bases[bi], l->suffix);
             leaf_expr (f, l, reg, addr);
             fputs ("\n", f);
+            if (l->iface != 0)
+              {
+                /* NAME_type_name: the dynamic type's name (go_types.stp);
+                   an itab holds the type at 8.  */
+                bool itab = l->iface == 1;
+                fprintf (f, "  %s%s_name = go_type_name(%s%s%s%s)\n",
+                         bases[bi], l->suffix, itab ? "go_itab_type(" : "",
+                         bases[bi], l->suffix, itab ? ")" : "");
+              }
             if (l->string_len && k > 0)
               {
                 /* NAME = go_string(NAME_ptr, NAME_len): the suffix minus

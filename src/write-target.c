@@ -65,6 +65,24 @@ write_target (const struct go_bin *b, const struct go_layout *l,
   constant (f, "_go_tls_known", have_tls);
   constant (f, "_go_tls_g_offset", have_tls ? tls : 0);
 
+  /* go_types.stp: the type data, and where the binary is loaded.  */
+  uint64_t types = 0, etypes = 0, load_vaddr = 0;
+  if (!gobin_types_range (b, &types, &etypes))
+    types = etypes = 0;
+  for (size_t i = 0; i < b->nsegs; i++)
+    if (b->segs[i].exec)
+      {
+        load_vaddr = b->segs[i].vaddr - b->segs[i].offset;
+        break;
+      }
+  fputs ("// Type data (moduledata.types, .etypes; 0: not known), the "
+         "address of file\n// offset 0 as linked, 1 for a position-"
+         "independent binary.\n", f);
+  constant (f, "_go_types_start", (long) types);
+  constant (f, "_go_types_end", (long) etypes);
+  constant (f, "_go_load_vaddr", (long) load_vaddr);
+  constant (f, "_go_pie", b->pie);
+
   char **reasons;
   size_t nreasons;
   gobin_wait_reasons (b, &reasons, &nreasons);

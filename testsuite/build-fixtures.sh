@@ -27,7 +27,9 @@
 # linked ET_DYN with an interpreter but no DT_NEEDED libraries). The cgo
 # fixture imports "C", so CGO_ENABLED=0 excludes its only file: it is built
 # in the 'cgo' variant alone, and skipped (with a note on stderr) when there
-# is no C compiler.
+# is no C compiler. The http fixture (a net/http server and client, for
+# examples/httplatency.stp in the e2e test) is built in the default variant
+# only.
 #
 # The binaries go to
 #   ${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}/fixtures/<key>/
@@ -55,7 +57,7 @@ die() { echo "build-fixtures.sh: $*" >&2; exit 1; }
 . "$here/debian-archive.sh"
 cache_lock build-fixtures
 
-FIXTURES="abi grow stacks cgo demo"
+FIXTURES="abi grow stacks cgo demo http"
 # fixture_dir FIXTURE: its source directory; the demo program of the
 # examples is built too, for the CLI and end-to-end tests (default, and
 # -s -w for the newstack example on a release build).
@@ -97,6 +99,7 @@ variants() {
   case $1 in
     cgo) [ "$have_cc" = yes ] && echo cgo || echo "build-fixtures.sh: no C compiler, cgo fixture skipped" >&2 ;;
     demo) echo default sw ;;
+    http) echo default ;;
     *) echo default w sw pie arm64 ;;
   esac
 }

@@ -216,10 +216,24 @@ def gdb_main():
             v = b[off]
             return ["s", {0: "false", 1: "true"}.get(v, "bad-bool(%d)" % v)]
         if t == "float64":
-            return ["f64", struct.unpack_from("<d", b, off)[0]]
+            return ["f64", struct.unpack_from("<Q", b, off)[0]]
         if t == "float32":
-            return ["f32", struct.unpack_from("<f", b, off)[0]]
+            return ["f32", struct.unpack_from("<I", b, off)[0]]
+        if t in ("complex128", "complex64"):
+            f, n = ("<Q", 8) if t == "complex128" else ("<I", 4)
+            return ["c" + t[7:], (struct.unpack_from(f, b, off)[0],
+                                  struct.unpack_from(f, b, off + n)[0])]
         return None
+
+    def put(keys, key, sc):
+        """keys[key] = sc, and for a float the program's KEY_bits (complex:
+        KEY_real_bits, KEY_imag_bits) too."""
+        keys[key] = sc
+        if sc is not None and sc[0] in ("f64", "f32"):
+            keys[key + "_bits"] = ["i", sc[1]]
+        elif sc is not None and sc[0] in ("c128", "c64"):
+            keys[key + "_real_bits"] = ["i", sc[1][0]]
+            keys[key + "_imag_bits"] = ["i", sc[1][1]]
 
     def go_string(b, off=0):
         ptr, n = u64(b, off), u64(b, off + 8)
@@ -287,7 +301,7 @@ def gdb_main():
             return None, "generic dictionary"
         sc = scalar(t, b)
         if sc is not None:
-            keys[name] = sc
+            put(keys, name, sc)
         elif t == "string":
             keys[name] = ["s", go_quote(go_string(b))]
         elif t == "[]uint8" or t == "[]byte":
@@ -303,13 +317,13 @@ def gdb_main():
             keys["len"] = ["i", n]
         elif t in STRUCTS:
             for f, off, ft in STRUCTS[t]:
-                keys[name + "." + f] = scalar(ft, b, off)
+                put(keys, name + "." + f, scalar(ft, b, off))
         elif t.startswith("*") and t[1:] in INT_TYPES:
             keys["*" + name] = scalar(t[1:], mem(u64(b), INT_TYPES[t[1:]][0]))
         elif t.startswith("*") and t[1:] in STRUCTS:
             sb = mem(u64(b), STRUCT_SIZE[t[1:]])
             for f, off, ft in STRUCTS[t[1:]]:
-                keys[name + "." + f] = scalar(ft, sb, off)
+                put(keys, name + "." + f, scalar(ft, sb, off))
         elif re.match(r"^\[\d+\]", t):
             n = int(t[1:t.index("]")])
             et = t[t.index("]") + 1:]
@@ -320,12 +334,20 @@ def gdb_main():
                 return None, "array of %s" % et
             es = len(b) // n
             for i in range(n):
-                keys["%s[%d]" % (name, i)] = scalar(et, b, i * es)
+                put(keys, "%s[%d]" % (name, i), scalar(et, b, i * es))
         elif t in EFACE_TYPES or t in IFACE_TYPES:
             text, why = iface_text(b, t in EFACE_TYPES)
             if text is None:
                 return None, why
             keys[name] = ["s", text]
+            tab = u64(b)
+            keys[name + "_type_name"] = ["s", "<nil>" if tab == 0 else type_name(
+                tab if t in EFACE_TYPES else u64(mem(tab + 8, 8)))]
+        elif t.startswith("map["):
+            # The runtime's map header starts with the entry count in
+            # every release (hmap.count; maps.Map.used from Go 1.24).
+            ptr = u64(b)
+            keys["len"] = ["i", u64(mem(ptr, 8)) if ptr else 0]
         elif t.startswith("func("):
             return None, "func value"
         else:
@@ -472,18 +494,33 @@ def parse_program(text):
 def equal(kind, got, want):
     if kind == "i":
         try:
-            return int(want) == got
+            return int(want, 16 if want.startswith("0x") else 10) == got
         except ValueError:
             return False
     if kind in ("f64", "f32"):
-        try:
-            w = float(want)
-        except ValueError:
-            return False
-        if kind == "f32":
-            w = struct.unpack("<f", struct.pack("<f", w))[0]
-        return w == got or (w != w and got != got)
+        return float_bits_equal(kind, got, want)
+    if kind in ("c128", "c64"):
+        m = re.match(r"^\((.+?)([+-](?:[^+-]|[eE][+-])*)i\)$", want)
+        f = "f64" if kind == "c128" else "f32"
+        return bool(m) and float_bits_equal(f, got[0], m.group(1)) and \
+            float_bits_equal(f, got[1], m.group(2))
     return str(got) == want
+
+
+def float_bits_equal(kind, bits, want):
+    """Go's printed float WANT ("%g": NaN, +Inf, -0, 1e-07...) parses to
+    BITS: bit for bit (the sign of zero too); any NaN for NaN."""
+    try:
+        w = float(want)
+    except ValueError:
+        return False
+    if kind == "f32":
+        wb = struct.unpack("<I", struct.pack("<f", w))[0]
+        nan = (bits & 0x7f800000) == 0x7f800000 and bits & 0x7fffff
+    else:
+        wb = struct.unpack("<Q", struct.pack("<d", w))[0]
+        nan = (bits >> 52 & 0x7ff) == 0x7ff and bits & ((1 << 52) - 1)
+    return bool(nan) if w != w else wb == bits
 
 
 def first_load_vaddr(path):

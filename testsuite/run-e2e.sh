@@ -20,7 +20,9 @@
 #  6. e2e/check-e2e.py asserts on the values printed: (a) newstack sizes
 #     and backtraces, and the go_sched_stack records (gostap symbolize
 #     here) equal to stap's unwinder frame by frame, (b) argument and result values against the abi
-#     fixture's own CALL/RET lines, also (values_split) for the Go 1.24
+#     fixture's own CALL/RET lines (floats as strings and bits, parsed back
+#     by Go), and (b''') the same arguments through stap's DWARF target
+#     variables ($p->X) in gostap's aliases, also (values_split) for the Go 1.24
 #     build stripped, its DWARF in a separate debug file found by build id
 #     (by gostap gen here and by stap in the chroot), (a', c') the Go 1.27
 #     -s -w build through its companion debug file, found by build id
@@ -33,7 +35,11 @@
 #     (a container): pairing, no hit elsewhere, the path from here;
 #     (b'') values_usrlib, values_dbgd: the split build through `gostap
 #     run` in the guest, its debug file under /usr/lib/debug/.build-id and
-#     from a debuginfod on the guest's loopback.
+#     from a debuginfod on the guest's loopback; (k) http_V:
+#     examples/httplatency.stp on the http fixture (HTTP/1.1 and HTTP/2
+#     servers on the guest's loopback, and their client): per route the
+#     requests the client made, positive latencies, the slow route the
+#     slowest, goroutine ids, the histograms and the slowest requests.
 #
 # Exit: 0 pass, 1 a check failed, 77 qemu cannot start here, 99 anything
 # else went wrong (no image, a module that does not compile, a hung guest).
@@ -125,6 +131,18 @@ for fv in "grow w growW" "cgo cgo cgo"; do
     hard_error "gostap gen $name-$SPECIAL_VERSION failed"
 done
 sed -i "s|@CGO_BIN@|$share/bin/cgo-$SPECIAL_VERSION|" "$share/scripts/cgo.stp"
+# (k) examples/httplatency.stp on the http fixture of each release (http-V),
+# with the aliases it uses: HTTP/2's writeHeader is net/http's up to Go
+# 1.26 and net/http/internal/http2's from 1.27 on, which the glob covers.
+cp "$testsuite/../examples/httplatency.stp" "$share/scripts/"
+for v in $VERSIONS; do
+  src=$(awk -v v="$v" '$2 == v && $3 == "default" && $4 == "http" { print $1 }' <<< "$manifest")
+  [ -n "$src" ] || hard_error "no http fixture for Go $v in the manifest"
+  cp "$src" "$share/bin/http-$v"
+  "$GOSTAP" gen "$share/bin/http-$v" -o "$share/ts/http-$v" 'net/http.serverHandler.ServeHTTP' \
+    'net/http.(*response).WriteHeader' 'net/http*responseWriterState).writeHeader' ||
+    hard_error "gostap gen http-$v failed"
+done
 # A stripped build with its DWARF in a separate file, as distributions ship
 # it (objcopy --only-keep-debug, strip -s), found by its build id in a
 # debug directory of the share (SYSTEMTAP_DEBUGINFO_PATH, for gostap here
@@ -207,7 +225,8 @@ for v in $VERSIONS; do
   else
     jobs+=("newstack_${v/./_} newstack grow $v bt-fileline")
   fi
-  jobs+=("values_${v/./_} values abi $v" "pairing_${v/./_} pairing grow $v")
+  jobs+=("values_${v/./_} values abi $v" "dwarfvars_${v/./_} dwarfvars abi $v" "pairing_${v/./_} pairing grow $v")
+  jobs+=("http_${v/./_} httplatency http $v")
 done
 jobs+=("wbuild wbuild growW $SPECIAL_VERSION" "cgo cgo cgo $SPECIAL_VERSION")
 jobs+=("values_split values abiS $SPECIAL_VERSION")
@@ -442,7 +461,10 @@ EOF
     echo "run newstack_$u newstack_$u 240 \"\$S/bin/grow-$v\""
     if dwarf5 "$v"; then echo "run newstackfl_$u newstackfl_$u 240 \"\$S/bin/grow-$v\""; fi
     echo "run values_$u values_$u 240 \"\$S/bin/abi-$v\""
+    echo "run dwarfvars_$u dwarfvars_$u 240 \"\$S/bin/abi-$v\""
     echo "run pairing_$u pairing_$u 240 \"\$S/bin/grow-$v\""
+    # (the fixture serves and connects on the loopback, down at boot)
+    echo "ip link set lo up; run http_$u http_$u 240 \"\$S/bin/http-$v\""
   done
   while read -r name v script args; do
     [ -n "$name" ] || continue

