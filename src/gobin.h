@@ -164,6 +164,8 @@ const uint8_t *gobin_vaddr (const struct go_bin *b, uint64_t vaddr,
                             uint64_t len, size_t *avail);
 Elf_Scn *gobin_section (const struct go_bin *b, const char *name,
                         GElf_Shdr *shdr);
+/* B's first executable segment (its code), or NULL.  */
+const struct go_seg *gobin_exec_segment (const struct go_bin *b);
 /* The first section of ELF named NAME (its header into *SHDR), or NULL.  */
 Elf_Scn *elf_section (Elf *elf, const char *name, GElf_Shdr *shdr);
 /* NAME in the binary's own .symtab (what the readers of gobin_open use).  */
@@ -309,6 +311,12 @@ void gobin_classify_abi (struct go_bin *b);
 /* Whether Go functions of B take their arguments in registers (ABIInternal
    of Go 1.17 on x86-64, 1.18 on arm64).  */
 bool gobin_regabi (const struct go_bin *b);
+
+/* read-params.c: whether B's DWARF leaves parameters out, as Go's before
+   1.22 does (blank `_` ones, those of compiler-made wrappers): read-params
+   then checks its assignment against DWARF's location lists, which
+   read-debuginfo.c keeps for it.  */
+bool gobin_dwarf_omits_params (const struct go_bin *b);
 
 /* util.c */
 int addr_list_push (struct addr_list *l, uint64_t v);

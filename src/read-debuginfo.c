@@ -112,24 +112,22 @@ companion_matches (const struct go_bin *b, Elf *debug)
                           && memcmp (mine, its, n1) == 0);
 }
 
-/* DWARF sections gostap has no use for: location lists (argument
-   locations come from types and Go's ABI) and call-frame information.  In
-   a Go binary they are over half of the DWARF, and libdw 0.188 inflates
-   every compressed section it is given when it opens them.  WITH_LOC
-   keeps the location lists: read-params.c checks its assignment against
-   them where DWARF may have left an argument out (Go before 1.22).  */
+/* DWARF sections gostap has no use for: call-frame information and,
+   unless WITH_LOC, location lists (argument locations come from types and
+   Go's ABI; gobin_dwarf_omits_params says when read-params.c checks them
+   against the lists).  In a Go binary they are over half of the DWARF,
+   and libdw 0.188 inflates every compressed section it is given when it
+   opens them.  */
 static bool
 dwarf_section_unused (const char *name, bool with_loc)
 {
-  static const char *const unused[] = { "loc", "loclists", "frame" };
   const char *base = strncmp (name, ".debug_", 7) == 0 ? name + 7
     : strncmp (name, ".zdebug_", 8) == 0 ? name + 8 : NULL;
   if (base == NULL)
     return true;                /* not DWARF at all */
-  for (size_t i = with_loc ? 2 : 0; i < sizeof unused / sizeof unused[0]; i++)
-    if (strcmp (base, unused[i]) == 0)
-      return true;
-  return false;
+  return strcmp (base, "frame") == 0
+    || (!with_loc && (strcmp (base, "loc") == 0
+                      || strcmp (base, "loclists") == 0));
 }
 
 /* The name of SCN when it is a DWARF section with contents that gostap
@@ -232,9 +230,9 @@ begin_dwarf (const struct go_bin *b, struct go_debuginfo *d, Elf *elf,
              const uint8_t *image, size_t size)
 {
   Dwarf *dw = NULL;
-  bool with_loc = b->go_minor > 0 && b->go_minor <= 21;
-  d->subset = image != NULL ? dwarf_subset (elf, image, size, with_loc,
-                                            &d->subset_image) : NULL;
+  d->subset = image != NULL
+    ? dwarf_subset (elf, image, size, gobin_dwarf_omits_params (b),
+                    &d->subset_image) : NULL;
   if (d->subset != NULL)
     dw = dwarf_begin_elf (d->subset, DWARF_C_READ, NULL);
   if (dw == NULL)

@@ -60,6 +60,15 @@ gobin_vaddr (const struct go_bin *b, uint64_t vaddr, uint64_t len,
   return NULL;
 }
 
+const struct go_seg *
+gobin_exec_segment (const struct go_bin *b)
+{
+  for (size_t i = 0; i < b->nsegs; i++)
+    if (b->segs[i].exec)
+      return &b->segs[i];
+  return NULL;
+}
+
 Elf_Scn *
 gobin_section (const struct go_bin *b, const char *name, GElf_Shdr *shdr)
 {

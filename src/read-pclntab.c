@@ -428,6 +428,22 @@ func_record (const struct go_bin *b, const struct go_func *f, size_t *avail)
   return base + f->funcoff;
 }
 
+/* Word K of the moduledata M of B, counted from its gofunc word (K < 0:
+   before it), into *V; false when it is not in the file.  */
+static bool
+moduledata_word (const struct go_bin *b, const uint8_t *m, int k,
+                 uint64_t *v)
+{
+  int w = b->go_minor < 20 ? MODULEDATA_GOFUNC_118
+    : b->go_minor < 27 ? MODULEDATA_GOFUNC_120 : MODULEDATA_GOFUNC_127;
+  const uint8_t *p = gobin_at (b, (uint64_t) (m - b->image)
+                               + (uint64_t) (w + k) * 8, 8);
+  if (p == NULL)
+    return false;
+  *v = gobin_read_uint (b, p, 8);
+  return true;
+}
+
 /* Go 1.18+'s funcdata base: the go:func.* symbol (go.func.* before Go
    1.20), else the moduledata's gofunc word, which must point into a
    loaded segment.  */
@@ -443,15 +459,9 @@ find_gofunc (const struct go_bin *b)
       return;
     }
   const uint8_t *m = find_moduledata (b);
-  if (m == NULL || b->go_minor == 0)
-    return;
-  unsigned w = b->go_minor < 20 ? MODULEDATA_GOFUNC_118
-    : b->go_minor < 27 ? MODULEDATA_GOFUNC_120 : MODULEDATA_GOFUNC_127;
-  const uint8_t *slot = gobin_at (b, (uint64_t) (m - b->image) + w * 8, 8);
   size_t avail;
-  if (slot == NULL)
+  if (m == NULL || b->go_minor == 0 || !moduledata_word (b, m, 0, &v))
     return;
-  v = gobin_read_uint (b, slot, 8);
   if (gobin_vaddr (b, v, 1, &avail) != NULL)
     b->pclntab->gofunc = v;
 }
@@ -466,18 +476,10 @@ gobin_types_range (const struct go_bin *b, uint64_t *start, uint64_t *end)
      1.26); types, typedesclen, etypes, itaboffset, itabsize, rodata
      (1.27).  Link-time values, in PIE builds too.  */
   const uint8_t *m = b->pclntab != NULL ? find_moduledata (b) : NULL;
-  if (m == NULL || b->go_minor < 18)
+  if (m == NULL || b->go_minor < 18
+      || !moduledata_word (b, m, b->go_minor < 27 ? -3 : -6, start)
+      || !moduledata_word (b, m, b->go_minor < 27 ? -2 : -4, end))
     return false;
-  unsigned w = b->go_minor < 20 ? MODULEDATA_GOFUNC_118
-    : b->go_minor < 27 ? MODULEDATA_GOFUNC_120 : MODULEDATA_GOFUNC_127;
-  unsigned ws = b->go_minor < 27 ? w - 3 : w - 6;
-  unsigned we = b->go_minor < 27 ? w - 2 : w - 4;
-  const uint8_t *ps = gobin_at (b, (uint64_t) (m - b->image) + ws * 8, 8);
-  const uint8_t *pe = gobin_at (b, (uint64_t) (m - b->image) + we * 8, 8);
-  if (ps == NULL || pe == NULL)
-    return false;
-  *start = gobin_read_uint (b, ps, 8);
-  *end = gobin_read_uint (b, pe, 8);
   size_t avail;
   return *start < *end && gobin_vaddr (b, *start, 1, &avail) != NULL
     && *end - *start <= avail;

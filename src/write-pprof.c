@@ -118,14 +118,13 @@ gzip (const uint8_t *bytes, size_t len, uint8_t **out, size_t *outlen)
 static void
 fill_mapping (const struct go_bin *b, Mapping *m)
 {
-  for (size_t i = 0; i < b->nsegs; i++)
-    if (b->segs[i].exec)
-      {
-        m->memory_start = b->segs[i].vaddr;
-        m->memory_limit = b->segs[i].vaddr + b->segs[i].memsz;
-        m->file_offset = b->segs[i].offset;
-        return;
-      }
+  const struct go_seg *s = gobin_exec_segment (b);
+  if (s != NULL)
+    {
+      m->memory_start = s->vaddr;
+      m->memory_limit = s->vaddr + s->memsz;
+      m->file_offset = s->offset;
+    }
 }
 
 int

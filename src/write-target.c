@@ -66,15 +66,11 @@ write_target (const struct go_bin *b, const struct go_layout *l,
   constant (f, "_go_tls_g_offset", have_tls ? tls : 0);
 
   /* go_types.stp: the type data, and where the binary is loaded.  */
-  uint64_t types = 0, etypes = 0, load_vaddr = 0;
+  uint64_t types = 0, etypes = 0;
   if (!gobin_types_range (b, &types, &etypes))
     types = etypes = 0;
-  for (size_t i = 0; i < b->nsegs; i++)
-    if (b->segs[i].exec)
-      {
-        load_vaddr = b->segs[i].vaddr - b->segs[i].offset;
-        break;
-      }
+  const struct go_seg *text = gobin_exec_segment (b);
+  uint64_t load_vaddr = text != NULL ? text->vaddr - text->offset : 0;
   fputs ("// Type data (moduledata.types, .etypes; 0: not known), the "
          "address of file\n// offset 0 as linked, 1 for a position-"
          "independent binary.\n", f);

@@ -317,7 +317,9 @@ def check_go_stacks(name, stap, binary):
 
 
 # --- (b) values ------------------------------------------------------------------
-FIELD_SPLIT = re.compile(r" (?=[^\s=\"\[]+=)")
+# Before each KEY= (a name, "p.X", "*p", "a[0]", "r0[0]_bits"): values such
+# as b=[1 2 3], s="x y" or e=division by zero hold none.
+FIELD_SPLIT = re.compile(r" (?=[*A-Za-z_][\w.\[\]]*=)")
 
 
 def parse_callret(line):
@@ -505,18 +507,11 @@ def check_dwarfvars(v):
     if not ran(name):
         return
     stap, prog = read(name + ".stap") or "", read(name + ".prog") or ""
-    def fields(line):
-        # Keys as the program prints them, brackets included (a[0]=1).
-        _, n, rest = line.split(" ", 2) + [""] * (line.count(" ") < 2)
-        ms = list(re.finditer(r"(?:^| )([*A-Za-z_][\w.\[\]]*)=", rest))
-        return n, {m.group(1): rest[m.end():ms[i + 1].start() if i + 1 < len(ms) else len(rest)]
-                   for i, m in enumerate(ms)}
-
     want, got = {}, {}
     for text, into in ((prog, want), (stap, got)):
         for line in text.splitlines():
             if line.startswith("CALL "):
-                n, f = fields(line)
+                _, n, f = parse_callret(line)
                 into.setdefault(n, []).append(f)
     equal, unavailable, mism = 0, {}, []
     for n in sorted(got):
