@@ -516,20 +516,14 @@ cmd_run (int argc, char **argv)
         fprintf (stderr, " %s", sargv[i]);
       fputc ('\n', stderr);
     }
-  if (runs && (run_script_records_stacks (&s) || pprof != NULL
-               || folded != NULL))
-    {
-      /* The stacks are symbolized from the binary: keep it open.  */
-      ret = run_stap_filtered (sargv, &b, outfile_whole ? outfile : NULL,
-                               pprof, folded);
-      goto out;
-    }
-  fflush (NULL);
-  gobin_close (&b);
-  opened = false;
-  execvp (sargv[0], sargv);
-  error (0, errno, "cannot run '%s'", sargv[0]);
-  ret = EXIT_ERROR;
+  /* The binary stays open: the stacks are symbolized from it, the
+     warnings folded by its functions.  Before pass 5 nothing runs: no
+     output to expand, no profile to write.  */
+  ret = run_stap (sargv, &b, verbose,
+                  runs && (run_script_records_stacks (&s) || pprof != NULL
+                           || folded != NULL),
+                  outfile_whole ? outfile : NULL, runs ? pprof : NULL,
+                  runs ? folded : NULL);
 out:
   if (opened)
     gobin_close (&b);

@@ -245,6 +245,15 @@ const struct go_func *gobin_next_named (const struct go_bin *b,
                                         const struct go_func *f);
 bool gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
                     uint32_t table, uint64_t target_pc, int32_t *value);
+/* Start loading, without waiting, what the symbolizer reads first of F:
+   its record, its name and the starts of its file and line tables (then
+   gobin_inline_prefetch: its inline tree index table).  stack.c does it
+   for every pc of a record before it reads any: with random pcs of a
+   large binary each of these is a cache miss, and misses started together
+   overlap.  */
+void gobin_func_prefetch (const struct go_bin *b, const struct go_func *f);
+/* The start of pc-value table TABLE, likewise.  */
+void gobin_pcvalue_prefetch (const struct go_bin *b, uint32_t table);
 int32_t gobin_frame_size (const struct go_bin *b, const struct go_func *f);
 /* Source file and line of the function's entry, from its pcfile and pcln
    tables on each call (opening a binary walks no function's tables):
@@ -296,6 +305,9 @@ struct go_inlined
    own code, or no inline tree).  */
 int32_t gobin_inline_index (const struct go_bin *b, const struct go_func *f,
                             uint64_t pc);
+/* gobin_func_prefetch's second step: the start of F's inline tree index
+   table (its offset read from the record the first step loaded).  */
+void gobin_inline_prefetch (const struct go_bin *b, const struct go_func *f);
 /* Inlined call IDX of F; false when the record is missing or malformed. */
 bool gobin_inline_call (const struct go_bin *b, const struct go_func *f,
                         int32_t idx, struct go_inlined *call);

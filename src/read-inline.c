@@ -41,6 +41,14 @@ gobin_inline_index (const struct go_bin *b, const struct go_func *f,
   return idx;
 }
 
+void
+gobin_inline_prefetch (const struct go_bin *b, const struct go_func *f)
+{
+  uint32_t table = gobin_pcdata (b, f, PCDATA_INLTREEINDEX);
+  if (table != 0)
+    gobin_pcvalue_prefetch (b, table);
+}
+
 bool
 gobin_inline_call (const struct go_bin *b, const struct go_func *f,
                    int32_t idx, struct go_inlined *call)

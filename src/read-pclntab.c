@@ -428,6 +428,36 @@ func_record (const struct go_bin *b, const struct go_func *f, size_t *avail)
   return base + f->funcoff;
 }
 
+void
+gobin_pcvalue_prefetch (const struct go_bin *b, uint32_t table)
+{
+#if defined __GNUC__
+  if (table < b->pclntab->pctab_size)
+    __builtin_prefetch (b->pclntab->pctab + table);
+#else
+  (void) b;
+  (void) table;
+#endif
+}
+
+void
+gobin_func_prefetch (const struct go_bin *b, const struct go_func *f)
+{
+#if defined __GNUC__
+  const struct go_pclntab *t = b->pclntab;
+  size_t avail;
+  __builtin_prefetch (func_record (b, f, &avail));
+  __builtin_prefetch (f->name);
+  if (f->pcfile < t->pctab_size)
+    __builtin_prefetch (t->pctab + f->pcfile);
+  if (f->pcln < t->pctab_size)
+    __builtin_prefetch (t->pctab + f->pcln);
+#else
+  (void) b;
+  (void) f;
+#endif
+}
+
 /* Word K of the moduledata M of B, counted from its gofunc word (K < 0:
    before it), into *V; false when it is not in the file.  */
 static bool

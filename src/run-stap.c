@@ -1,10 +1,12 @@
-/* run-stap.c: stap run with its standard output through gostap, which
-   expands the stack records of tapsets/go_stack.stp into Go tracebacks
-   as they come (write-traceback.c), and the file of stap -o expanded in
-   place when stap is done; the profile lines of tapsets/go_profile.stp
-   collected (profile.c) and written when stap is done (write-pprof.c,
-   write-folded.c).  gostap run execs stap directly when the script
-   records no stack and no profile was asked for.  */
+/* run-stap.c: stap run as gostap's child, its standard error through
+   gostap (run-stderr.c folds the warnings of the probes gostap placed
+   between line-table rows), and, when the script records stacks or a
+   profile was asked for, its standard output too: the stack records of
+   tapsets/go_stack.stp expanded into Go tracebacks as they come
+   (write-traceback.c), and the file of stap -o expanded in place when
+   stap is done; the profile lines of tapsets/go_profile.stp collected
+   (profile.c) and written when stap is done (write-pprof.c,
+   write-folded.c).  */
 
 #include "config.h"
 
@@ -24,8 +26,8 @@
 #include "stack.h"
 #include "stp-write.h"
 
-/* The stap child, for the signal handler (set once by run_stap_filtered
-   before the handler is installed).  */
+/* The stap child, for the signal handler (set once by run_stap before
+   the handler is installed).  */
 static volatile sig_atomic_t stap_pid;
 
 /* SIGINT, SIGTERM, SIGHUP: for stap to handle (it runs its end probes and
@@ -69,75 +71,121 @@ expand_file (const char *outfile, const struct go_bin *b,
   return ret;
 }
 
-/* Relay stap's output from FD to standard output, records expanded,
-   until it ends, or until stap (PID) has exited and what it wrote is
-   read: a program stap started (-c) may keep the pipe open after it,
-   and gostap does not wait for that.  Reaps stap into *STATUS.  */
-static int
-relay (int fd, pid_t pid, int *status, const struct go_bin *b,
-       struct profile *prof)
+/* One of stap's output streams as gostap reads it: the bytes of an
+   unfinished line are kept.  */
+struct stream
 {
-  struct traceback_filter *t = write_traceback_begin (b, prof);
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  bool exited = false, eof = false;
+  int fd;                       /* -1: not relayed, or at its end */
+  char *buf;
+  size_t len, cap;
+};
+
+/* Read what FD has into S; at its end (or, once stap has EXITED, when
+   nothing is left: a program stap started with -c may keep the pipe open
+   after it, and gostap does not wait for that) close it.  */
+static int
+stream_read (struct stream *s, bool exited)
+{
+  if (s->cap - s->len < 65536)
+    {
+      size_t ncap = s->cap ? 2 * s->cap : 131072;
+      char *nbuf = realloc (s->buf, ncap);
+      if (nbuf == NULL)
+        {
+          error (0, errno, "realloc");
+          return -1;
+        }
+      s->buf = nbuf;
+      s->cap = ncap;
+    }
+  ssize_t n = read (s->fd, s->buf + s->len, s->cap - s->len - 1);
+  if (n < 0 && errno == EINTR)
+    return 0;
+  if (n == 0 || (n < 0 && exited && (errno == EAGAIN || errno == EWOULDBLOCK)))
+    {
+      close (s->fd);
+      s->fd = -1;
+      return 0;
+    }
+  if (n < 0)
+    {
+      error (0, errno, "reading stap's output");
+      return -1;
+    }
+  s->len += (size_t) n;
+  return 0;
+}
+
+/* The whole lines of S to T's expansion (standard output) or to E
+   (standard error); at its end, the rest too.  Of standard error, a
+   partial line goes at once unless E may fold it.  */
+static void
+stream_lines (struct stream *s, struct traceback_filter *t,
+              struct run_stderr *e)
+{
+  size_t from = 0;
+  const char *nl;
+  while (from < s->len)
+    {
+      nl = memchr (s->buf + from, '\n', s->len - from);
+      size_t l = nl != NULL ? (size_t) (nl + 1 - (s->buf + from)) : s->len - from;
+      if (nl == NULL && s->fd >= 0
+          && (t != NULL || run_stderr_may_fold (e, s->buf + from, l)))
+        break;
+      char keep = s->buf[from + l];
+      s->buf[from + l] = '\0';
+      if (t != NULL)
+        write_traceback_line (t, stdout, s->buf + from, l);
+      else
+        run_stderr_line (e, s->buf + from, l);
+      s->buf[from + l] = keep;
+      from += l;
+    }
+  memmove (s->buf, s->buf + from, s->len - from);
+  s->len -= from;
+}
+
+/* Relay stap's output (OUT, when its fd is not -1) with its records
+   expanded, and its standard error (ERR) through E, until both end or
+   stap (PID) has exited and what it wrote is read.  Reaps stap into
+   *STATUS.  */
+static int
+relay (struct stream *out, struct stream *err, pid_t pid, int *status,
+       const struct go_bin *b, struct profile *prof, struct run_stderr *e)
+{
+  struct traceback_filter *t = NULL;
+  bool exited = false;
   int ret = EXIT_OK;
-  if (t == NULL)
+  if (out->fd >= 0 && (t = write_traceback_begin (b, prof)) == NULL)
     ret = EXIT_ERROR;
-  while (ret == EXIT_OK && !eof)
+  while (ret == EXIT_OK && (out->fd >= 0 || err->fd >= 0))
     {
       if (!exited && waitpid (pid, status, WNOHANG) == pid)
         {
           exited = true;
-          fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
-        }
-      struct pollfd pfd = { .fd = fd, .events = POLLIN };
-      if (!exited && poll (&pfd, 1, 200) <= 0)
-        continue;               /* nothing yet, or a signal */
-      if (cap - len < 65536)
-        {
-          size_t ncap = cap ? 2 * cap : 131072;
-          char *nbuf = realloc (buf, ncap);
-          if (nbuf == NULL)
+          for (int i = 0; i < 2; i++)
             {
-              error (0, errno, "realloc");
-              ret = EXIT_ERROR;
-              break;
+              int fd = (i == 0 ? out : err)->fd;
+              if (fd >= 0)
+                fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
             }
-          buf = nbuf;
-          cap = ncap;
         }
-      ssize_t n = read (fd, buf + len, cap - len - 1);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0 && exited && (errno == EAGAIN || errno == EWOULDBLOCK))
-        eof = true;             /* stap is gone and its output read */
-      else if (n < 0)
+      struct pollfd pfd[2] = { { .fd = out->fd, .events = POLLIN },
+                               { .fd = err->fd, .events = POLLIN } };
+      if (!exited && poll (pfd, 2, 200) <= 0)
+        continue;               /* nothing yet, or a signal */
+      for (int i = 0; i < 2 && ret == EXIT_OK; i++)
         {
-          error (0, errno, "reading stap's output");
-          ret = EXIT_ERROR;
-          break;
+          struct stream *s = i == 0 ? out : err;
+          if (s->fd < 0 || (!exited && !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR))))
+            continue;
+          if (stream_read (s, exited) != 0)
+            ret = EXIT_ERROR;
+          stream_lines (s, i == 0 ? t : NULL, e);
         }
-      else if (n == 0)
-        eof = true;
-      else
-        len += (size_t) n;
-      /* Whole lines; at the end, the rest too.  */
-      size_t from = 0;
-      const char *nl;
-      while ((nl = memchr (buf + from, '\n', len - from)) != NULL
-             || (eof && from < len))
-        {
-          size_t l = nl != NULL ? (size_t) (nl + 1 - (buf + from)) : len - from;
-          char keep = buf[from + l];
-          buf[from + l] = '\0';
-          write_traceback_line (t, stdout, buf + from, l);
-          buf[from + l] = keep;
-          from += l;
-        }
-      memmove (buf, buf + from, len - from);
-      len -= from;
-      if (fflush (stdout) != 0)
+      if (err->fd < 0)
+        run_stderr_flush (e);
+      if (fflush (stdout) != 0 || fflush (stderr) != 0)
         {
           /* A closed pipe after gostap: stap gets SIGPIPE as it would
              have without gostap.  */
@@ -145,9 +193,15 @@ relay (int fd, pid_t pid, int *status, const struct go_bin *b,
           ret = EXIT_ERROR;
         }
     }
-  free (buf);
+  run_stderr_flush (e);
   write_traceback_end (t);
-  close (fd);
+  for (int i = 0; i < 2; i++)
+    {
+      struct stream *s = i == 0 ? out : err;
+      if (s->fd >= 0)
+        close (s->fd);
+      free (s->buf);
+    }
   if (!exited)
     while (waitpid (pid, status, 0) < 0)
       if (errno != EINTR)
@@ -159,40 +213,49 @@ relay (int fd, pid_t pid, int *status, const struct go_bin *b,
 }
 
 int
-run_stap_filtered (char **sargv, const struct go_bin *b, const char *outfile,
-                   const char *pprof, const char *folded)
+run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
+          bool stacks, const char *outfile, const char *pprof,
+          const char *folded)
 {
   struct profile *prof = NULL;
   if ((pprof != NULL || folded != NULL) && (prof = profile_new (b)) == NULL)
     return EXIT_ERROR;
-  int fds[2];
-  if (pipe (fds) != 0)
-    {
-      error (0, errno, "pipe");
-      profile_free (prof);
-      return EXIT_ERROR;
-    }
+  /* fds[0]: stap's output (when STACKS), fds[1]: its standard error.  */
+  int fds[2][2] = { { -1, -1 }, { -1, -1 } };
+  for (int i = !stacks; i < 2; i++)
+    if (pipe (fds[i]) != 0)
+      {
+        error (0, errno, "pipe");
+        for (int j = 0; j < i; j++)
+          close (fds[j][0]), close (fds[j][1]);
+        profile_free (prof);
+        return EXIT_ERROR;
+      }
   fflush (NULL);
   pid_t pid = fork ();
   if (pid < 0)
     {
       error (0, errno, "fork");
-      close (fds[0]);
-      close (fds[1]);
+      for (int i = !stacks; i < 2; i++)
+        close (fds[i][0]), close (fds[i][1]);
       profile_free (prof);
       return EXIT_ERROR;
     }
   if (pid == 0)
     {
-      close (fds[0]);
-      if (dup2 (fds[1], STDOUT_FILENO) < 0)
-        _exit (127);
-      close (fds[1]);
+      for (int i = !stacks; i < 2; i++)
+        {
+          close (fds[i][0]);
+          if (dup2 (fds[i][1], i == 0 ? STDOUT_FILENO : STDERR_FILENO) < 0)
+            _exit (127);
+          close (fds[i][1]);
+        }
       execvp (sargv[0], sargv);
       error (0, errno, "cannot run '%s'", sargv[0]);
       _exit (127);
     }
-  close (fds[1]);
+  for (int i = !stacks; i < 2; i++)
+    close (fds[i][1]);
   stap_pid = pid;
   /* SA_RESTART: the relay goes on after the signal (stap prints its end
      probes' output after ^C).  */
@@ -202,8 +265,10 @@ run_stap_filtered (char **sargv, const struct go_bin *b, const char *outfile,
   sigaction (SIGTERM, &sa, NULL);
   sigaction (SIGHUP, &sa, NULL);
   int status = 0;
-  int ret = relay (fds[0], pid, &status, b, prof);
-  if (outfile != NULL && access (outfile, F_OK) == 0
+  struct stream out = { .fd = fds[0][0] }, err = { .fd = fds[1][0] };
+  struct run_stderr e = { .b = b, .all = all_warnings };
+  int ret = relay (&out, &err, pid, &status, b, prof, &e);
+  if (stacks && outfile != NULL && access (outfile, F_OK) == 0
       && expand_file (outfile, b, prof) != 0 && ret == EXIT_OK)
     ret = EXIT_ERROR;
   bool stap_ok = WIFEXITED (status) && WEXITSTATUS (status) == 0;

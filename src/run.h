@@ -70,15 +70,36 @@ bool run_script_uses (const struct run_script *s, const char *alias,
                       bool *ret);
 /* Does the script record stacks (tapsets/go_stack.stp)?  */
 bool run_script_records_stacks (const struct run_script *s);
-/* run-stap.c: run stap (SARGV) with its output through the stack
-   expansion of write-traceback.c, symbolized from B, and when stap wrote
-   it to OUTFILE (stap -o), that file expanded in place once stap is done;
-   the profile the script printed written to PPROF and FOLDED when not
-   NULL (profile.h); stap's exit status, or 128 + the signal that killed
-   it (1 when it succeeded but a profile could not be written).  */
-int run_stap_filtered (char **sargv, const struct go_bin *b,
-                       const char *outfile, const char *pprof,
-                       const char *folded);
+/* run-stap.c: run stap (SARGV) as a child of gostap.  Its standard error
+   through run_stderr_line (warnings folded; all of them as they are when
+   ALL_WARNINGS).  When STACKS, its output through the stack expansion of
+   write-traceback.c, symbolized from B, and when stap wrote it to OUTFILE
+   (stap -o), that file expanded in place once stap is done; the profile
+   the script printed written to PPROF and FOLDED when not NULL
+   (profile.h).  Returns stap's exit status, or 128 + the signal that
+   killed it (1 when it succeeded but a profile could not be written).  */
+int run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
+              bool stacks, const char *outfile, const char *pprof,
+              const char *folded);
+
+/* run-stderr.c: stap's standard error, line by line.  */
+struct run_stderr
+{
+  const struct go_bin *b;       /* the target: whose functions' warnings
+                                   are folded */
+  bool all;                     /* fold nothing */
+  size_t folded;                /* warnings folded since the last flush */
+  uint64_t first;               /* the first one's address */
+};
+/* Write LINE (LEN bytes, its newline included, or the last bytes stap
+   wrote) to standard error, or fold it.  */
+void run_stderr_line (struct run_stderr *e, const char *line, size_t len);
+/* Might PART, the start of a line still unfinished, become a line that
+   is folded?  (Else it is written at once.)  */
+bool run_stderr_may_fold (const struct run_stderr *e, const char *part,
+                          size_t len);
+/* The line that stands for the warnings folded so far, if any.  */
+void run_stderr_flush (struct run_stderr *e);
 
 /* After every function was tried: one line and -1 when a pattern that is
    not optional matched no alias of BINARY (stap would fail on it).  */

@@ -81,6 +81,45 @@ grep -rq 'go.func.main.rec =' "$tmp/cache/gostap" || fail "the cached tapsets la
 ! grep -rq 'go.func.main.add =' "$tmp/cache/gostap" &&
   echo "ok - only what the script uses was generated" || fail "unused aliases generated"
 
+# stap's warning for each probe placed between line-table rows (RETs,
+# bodies) is folded into one line with the count (run-stderr.c); -v
+# passes each. The count must be the number -v shows, the addresses those
+# of the generated return and entry probes; a warning for an address in
+# no Go function, and every other line, pass unchanged.
+checks=$((checks + 1))
+ex=$top_srcdir/examples/funclatency.stp
+"$GOSTAP" run -t "$tmp/demo" -p2 "$ex" > /dev/null 2> "$tmp/fold.err" || true
+"$GOSTAP" run -v -t "$tmp/demo" -p2 "$ex" > /dev/null 2> "$tmp/all.err" || true
+n=$(grep -c 'does not match the beginning of a statement' "$tmp/all.err" || true)
+folded=$(sed -n 's/^gostap: \([0-9]*\) probes\{0,1\} placed between line-table rows on purpose.*/\1/p' "$tmp/fold.err")
+gen_addrs=$(grep -rhoE 'statement\(0x[0-9a-f]+\)' "$tmp/cache/gostap" | grep -oE '0x[0-9a-f]+' | sort -u)
+warned=$(grep -oE '^WARNING: address 0x[0-9a-f]+ does not match' "$tmp/all.err" | grep -oE '0x[0-9a-f]+' | sort -u)
+if [ "$n" -gt 0 ] && [ "$folded" = "$n" ] &&
+   ! grep -q '^WARNING: address .* does not match the beginning' "$tmp/fold.err" &&
+   [ -z "$(comm -23 <(echo "$warned") <(echo "$gen_addrs"))" ] &&
+   [ "$(grep -vc '^WARNING: address .* does not match the beginning' "$tmp/all.err")" -ge "$(grep -vc '^gostap: ' "$tmp/fold.err")" ]; then
+  echo "ok - stap's $n warnings for probes between line-table rows: one line ($(cut -c1-80 "$tmp/fold.err" | grep '^gostap: ')...), each under -v, every address a generated probe's"
+else
+  fail "warning fold: $n warnings under -v, folded '$folded', not generated: $(comm -23 <(echo "$warned") <(echo "$gen_addrs") | head -3 | tr '\n' ' '); $(head -3 "$tmp/fold.err")"
+fi
+# The C function of a cgo build is no Go function: its warning passes.
+cgo=$(awk '$4 == "cgo" && $5 == "amd64" { print $1 }' "$tmp/manifest" | tail -1)
+ccmul=$(nm "$cgo" 2>/dev/null | awk '$2 == "T" && $3 ~ /^_cgo_.*_Cfunc_cmul$/ { print $1 }')
+checks=$((checks + 1))
+if [ -z "$ccmul" ]; then
+  fail "no C function _cgo_*_Cfunc_cmul in $cgo (nm)"
+else
+  # entry + 1: inside its first instruction, never a line-table row
+  printf 'probe process("%s").statement(0x%x) { }\n' "$cgo" $((0x$ccmul + 1)) > "$tmp/cfunc.stp"
+  "$GOSTAP" run -t "$cgo" -p2 "$tmp/cfunc.stp" > /dev/null 2> "$tmp/cfunc.err" || true
+  if grep -q "^WARNING: address 0x$(printf %x $((0x$ccmul + 1))) does not match the beginning of a statement" "$tmp/cfunc.err" &&
+     ! grep -q '^gostap: .* placed between line-table rows' "$tmp/cfunc.err"; then
+    echo "ok - stap's warning for a C function's address passes unfolded: $(grep '^WARNING: address' "$tmp/cfunc.err")"
+  else
+    fail "the warning for C function _Cfunc_cmul+1: $(head -3 "$tmp/cfunc.err")"
+  fi
+fi
+
 # Probe points without wildcards are looked up by name (cmd-run.c
 # named_functions); with one wildcard among them, every function's alias is
 # matched. Both must generate the same tapsets: every main.* alias of the

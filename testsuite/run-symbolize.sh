@@ -6,7 +6,10 @@
 # (what the tapsets' go_stack() records), and runtime.Callers +
 # runtime.CallersFrames printed in Go's traceback format (the want block).
 # For every amd64 build of it (every Go release of the matrix; variants
-# default, w, sw, pie) the program's output goes through
+# default, w, sw, pie), and every arm64 build run under qemu-aarch64 (Go
+# saves the frame pointer and return address there too, the pair below
+# the frame; before Go 1.21 a goroutine's first frame has no valid frame
+# pointer, which the test checks instead), the program's output goes through
 # `gostap symbolize BINARY`, and check-stacks.py compares each expansion
 # with its want block frame by frame (function, file:line, inlined or not,
 # offset; frame 0 by function and file:line). The points: a plain call
@@ -51,9 +54,18 @@ SAN='runtime error:|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|Se
 # --- every build of the fixture ------------------------------------------
 binaries=0 points=0 frames=0 inlined=0 mismatches=0
 count () { sed -n "s/.*stacks:.* $1=\([0-9]*\).*/\1/p" "$2"; }
+# The arm64 builds run under qemu's user-mode emulation (Debian:
+# qemu-user), where there is one.
+qemu_arm64=$(command -v qemu-aarch64 || command -v qemu-aarch64-static || true)
+[ -n "$qemu_arm64" ] || echo "# no qemu-aarch64 (Debian: qemu-user): the arm64 builds are not run"
+older () { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" = "$1" ] && [ "$1" != "$2" ]; }
 while read -r bin ver variant fixture arch; do
-  case $fixture/$arch in stacks/amd64) ;; *) continue ;; esac
-  case $variant in default|w|sw|pie) ;; *) continue ;; esac
+  run=()
+  case $fixture/$arch/$variant in
+    stacks/amd64/default|stacks/amd64/w|stacks/amd64/sw|stacks/amd64/pie) ;;
+    stacks/arm64/*) [ -n "$qemu_arm64" ] || continue; run=("$qemu_arm64") ;;
+    *) continue ;;
+  esac
   name="stacks-$ver-$variant"
   d=$tmp/$name
   mkdir -p "$d"
@@ -61,7 +73,21 @@ while read -r bin ver variant fixture arch; do
   # The program checks that its two records agree (the walk has every pc
   # Callers has): it exits 1 with the reason on stderr when not.
   st=0
-  timeout 120 "$bin" > "$d/raw" 2> "$d/run.err" || st=$?
+  timeout 120 "${run[@]}" "$bin" > "$d/raw" 2> "$d/run.err" || st=$?
+  if [ "$arch" = arm64 ] && older "$ver" 1.21; then
+    # Measured: before Go 1.21 the first frame of a goroutine on arm64
+    # starts with R29 unset, so a walk ends one frame early ('x': the
+    # last frame pointer does not go up the stack; runtime.goexit, which
+    # runtime.Callers still gives, is missing). The fixture says so.
+    if [ "$st" = 1 ] && grep -q 'points recorded badly' "$d/run.err" &&
+       ! grep -v -e 'pcs of Callers after frame 0 in the walk' -e 'points recorded badly' "$d/run.err" | grep -q . &&
+       grep -q '^<gostack:.*:x>$' "$d/raw"; then
+      echo "ok - $name: as measured before Go 1.21 on arm64, the walks end one frame early at the goroutine's first frame (the fixture: $(tail -1 "$d/run.err")); not compared"
+    else
+      fail "$name: expected the walk of Go $ver on arm64 to end one frame early, got exit $st: $(head -3 "$d/run.err")"
+    fi
+    continue
+  fi
   if [ "$st" != 0 ] || [ -s "$d/run.err" ] || ! grep -q '^=== point ' "$d/raw"; then
     fail "$name: the fixture exited $st: $(head -5 "$d/run.err")"
     continue
@@ -90,7 +116,7 @@ while read -r bin ver variant fixture arch; do
     head -60 "$d/check" | sed 's/^/  /'
   fi
 done < "$tmp/manifest"
-[ "$checks" -gt 0 ] || skip "no amd64 build of the stacks fixture in the manifest"
+[ "$checks" -gt 0 ] || skip "no amd64 or arm64 build of the stacks fixture in the manifest"
 
 # --- one binary: text around tokens, FILE, K=p, W0 ------------------------
 tok='<gostack:r:401000:::0>'

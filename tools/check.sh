@@ -44,6 +44,12 @@ else
   echo "FAIL: rpmbuild -tb"; tail -20 rpmbuild.log; failed=$((failed + 1)); st=1
 fi
 
+# The failed checks of the failed tests once more, last: a log shown
+# with its middle cut still shows them.
+if [ "$st" -ne 0 ]; then
+  grep -h -E '^(FAIL[:-] |not ok )' testsuite/*.log 2>/dev/null | cut -c1-400 | tail -40 || true
+fi
+
 # The plain closing line CI reads.
 awk -v p="$pass" -v f="$failed" '/^# (PASS|FAIL|XFAIL|SKIP|ERROR|XPASS):/ { n[$2] = $3 }
   END { printf "%d passed, %d failed, %d skipped\n", n["PASS:"] + n["XFAIL:"] + p,

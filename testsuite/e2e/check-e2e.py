@@ -76,6 +76,9 @@ import pprof_raw  # noqa: E402
 out = sys.argv[1]
 versions = sys.argv[2:]
 passed = failed = skipped = 0
+# The FAIL lines, printed again before the summary: a CI log shown cut in
+# the middle still shows them at its end.
+failures = []
 
 
 def ok(msg):
@@ -88,6 +91,7 @@ def fail(msg):
     global failed
     failed += 1
     print(f"FAIL - {msg}")
+    failures.append(msg)
 
 
 def skip(msg):
@@ -696,6 +700,17 @@ def gostap_ran(name):
           f"before {before!r}, after {after!r}")
     check(re.search(r"^demo: handled \d+ requests$", tr, flags=re.M),
           f"{name}: the demo ran to its end under probes")
+    if " -v " not in f" {cmd} ":
+        # stap's warning for each probe between line-table rows: folded
+        # into one line by gostap run (src/run-stderr.c).
+        each = re.findall(r"^WARNING: address 0x[0-9a-f]+ does not match the beginning "
+                          r"of a statement.*$", tr, flags=re.M)
+        folded = re.findall(r"^gostap: (\d+) probes? placed between line-table rows on purpose",
+                            tr, flags=re.M)
+        check(not each and len(folded) <= 1,
+              f"{name}: stap's warnings for probes between line-table rows: "
+              + (f"folded into one line ({folded[0]} warnings)" if folded else "none"),
+              f"{len(each)} unfolded, e.g. {each[:1]}; {len(folded)} folded lines")
     return tr
 
 
@@ -1341,5 +1356,9 @@ check_wbuild()
 check_cgo()
 if os.environ.get("E2E_CONTAINER_VERSION"):
     check_container(os.environ["E2E_CONTAINER_VERSION"])
+if failures:
+    print(f"# the {len(failures)} failed check(s) again:")
+    for msg in failures:
+        print(f"FAIL - {msg[:600]}")
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed else 0)
