@@ -6,22 +6,25 @@
 # Usage: build-image.sh            prints the image directory on stdout
 #
 # The guest is Debian trixie: systemtap 5.1, libdw 0.192 (>= 0.191, which
-# numeric statement probes on Go binaries need: facts.md 2), kernel 6.12.
+# numeric statement probes on Go binaries need: facts.md 2), kernel 6.12;
+# with E2E_SUITE=forky, Debian forky (testing): systemtap 5.6, kernel 7.2
+# when measured. A suite this machine's debootstrap has no script for
+# (forky on Debian 12) is bootstrapped with its script for sid.
 # debootstrap --variant=minbase with the kernel, its matching headers,
 # systemtap and what kbuild needs; the mirror is read from this machine's
 # apt configuration at run time (debian-archive.sh), never written here.
 #
 # Two cached layers under ${GOSTAP_TEST_CACHE:-~/.cache/gostap-test}/e2e/:
-#   base-<key>/root    the debootstrapped tree; <key> hashes the suite and
-#                      the package list (SUITE and PACKAGES below)
-#   image-<key>/       root/ (the base tree customised: our init, the
+#   base-<suite>-<key>/root   the debootstrapped tree; <key> hashes the
+#                      suite and the package list (SUITE and PACKAGES below)
+#   image-<suite>-<key>/  root/ (the base tree customised: our init, the
 #                      runtime patch when needed), disk.img (ext4 made with
 #                      mkfs.ext4 -d from root/), vmlinuz, initrd.img, info;
 #                      <key> hashes this script, guest-init.sh, the runtime
 #                      patch and its script
 # Each is built under a temporary name and renamed, so a directory that
-# exists is whole; a changed recipe builds a new key and older keys are
-# removed. root/ is kept beside disk.img: run-guest.sh compiles the test
+# exists is whole; a changed recipe builds a new key and older keys of
+# the same suite are removed. root/ is kept beside disk.img: run-guest.sh compiles the test
 # modules natively in a chroot of it (same headers, same stap, same paths).
 #
 # Host tools (installed with apt-get when missing, as root): debootstrap,
@@ -30,7 +33,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../debian-archive.sh"
 
-SUITE=trixie
+SUITE=${E2E_SUITE:-trixie}
+case $SUITE in *[!a-z]*|'') echo "build-image.sh: E2E_SUITE '$SUITE' is no Debian suite name" >&2; exit 1 ;; esac
 PACKAGES=linux-image-amd64,linux-headers-amd64,systemtap,gcc,make,libc6-dev,elfutils,kmod,udev,procps
 # Separate debuginfo served on the guest's loopback (run-e2e.sh,
 # values_dbgd): the server, the client library libdw loads, ip for lo.
@@ -39,6 +43,9 @@ PACKAGES=$PACKAGES,debuginfod,libdebuginfod1t64,iproute2
 # run-e2e.sh and demo-newstack.sh build it in a chroot of the image and run
 # `gostap run` in the guest): tools/deps.sh's build list, trixie names.
 PACKAGES=$PACKAGES,libelf-dev,libdw-dev,libcapstone-dev,libzydis-dev,libprotobuf-c-dev,protobuf-c-compiler,zlib1g-dev,pkg-config,autoconf,automake,python3
+# pivot_root (e2e/container-start.sh): util-linux's in trixie, in
+# util-linux-extra after it (forky).
+[ "$SUITE" = trixie ] || PACKAGES=$PACKAGES,util-linux-extra
 DISK_SIZE=3G
 E2E=$CACHE/e2e
 
@@ -47,6 +54,8 @@ E2E=$CACHE/e2e
 exec 3>&1 1>&2
 
 die () { echo "build-image.sh: $*" >&2; exit 1; }
+# unsuited base|image: the trees of the names before they carried a suite.
+unsuited () { find "$E2E" -maxdepth 1 -regextype posix-extended -regex ".*/$1-[0-9a-f]{16}"; }
 log () { echo "build-image.sh: $*" >&2; }
 
 need_tools () {
@@ -75,8 +84,10 @@ image_key=$( { echo "base $base_key"; echo "disk $DISK_SIZE"
   for f in "$0" "$here/guest-init.sh" "$here/runtime-patch.sh" "$here"/*.patch; do
     echo "$(basename "$f") $(sha256sum < "$f")"
   done; } | sha256sum | cut -c1-16)
-base=$E2E/base-$base_key
-image=$E2E/image-$image_key
+base=$E2E/base-$SUITE-$base_key
+image=$E2E/image-$SUITE-$image_key
+# Trees built before the names carried the suite (trixie only): taken over.
+[ -d "$E2E/base-$base_key" ] && [ ! -d "$base" ] && mv "$E2E/base-$base_key" "$base"
 
 if [ -f "$image/info" ] && [ -f "$image/disk.img" ]; then
   touch "$image"
@@ -90,8 +101,10 @@ if [ ! -d "$base/root" ]; then
   tmpb=$(mktemp -d "$E2E/.tmp-base.XXXXXX")
   log "debootstrap $SUITE (minbase + $PACKAGES); log in $tmpb/debootstrap.log"
   t0=$(date +%s)
+  script=
+  [ -e "/usr/share/debootstrap/scripts/$SUITE" ] || script=/usr/share/debootstrap/scripts/sid
   if ! timeout 1500 debootstrap --variant=minbase --include="$PACKAGES" \
-        "$SUITE" "$tmpb/root" "$mirror" >"$tmpb/debootstrap.log" 2>&1; then
+        "$SUITE" "$tmpb/root" "$mirror" $script >"$tmpb/debootstrap.log" 2>&1; then
     tail -40 "$tmpb/debootstrap.log" >&2
     [ -f "$tmpb/root/debootstrap/debootstrap.log" ] && tail -40 "$tmpb/root/debootstrap/debootstrap.log" >&2
     # debootstrap may leave mounts (proc, sys) inside the target
@@ -103,7 +116,7 @@ if [ ! -d "$base/root" ]; then
   fi
   rm -rf "$tmpb/root/var/cache/apt/archives/"*.deb "$tmpb/root/var/lib/apt/lists/"*_Packages
   log "debootstrap took $(( $(date +%s) - t0 )) s"
-  rm -rf "$E2E"/base-*
+  rm -rf "$E2E/base-$SUITE-"* $(unsuited base)
   mv "$tmpb" "$base"
 fi
 
@@ -140,7 +153,7 @@ timeout 600 mkfs.ext4 -q -F -L gostap-e2e -d "$r" "$tmpi/disk.img" "$DISK_SIZE" 
   echo "built $(date -u +%FT%TZ)"
   cat "$tmpi/runtime-patch.log"; } > "$tmpi/info"
 log "customising and mkfs took $(( $(date +%s) - t0 )) s"
-rm -rf "$E2E"/image-*
+rm -rf "$E2E/image-$SUITE-"* $(unsuited image)
 mv "$tmpi" "$image"
 trap - EXIT
 echo "$image" >&3
