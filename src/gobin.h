@@ -330,6 +330,35 @@ bool gobin_regabi (const struct go_bin *b);
    read-debuginfo.c keeps for it.  */
 bool gobin_dwarf_omits_params (const struct go_bin *b);
 
+/* Parse up to 16 hex digits at *P into *V; false when there are none or
+   too many.  Inline: the symbolizer parses every pc of
+   its records with it (stack.c); stap's warnings (run-stderr.c) too.  */
+static inline bool
+parse_hex (const char **p, uint64_t *v)
+{
+  const char *s = *p;
+  uint64_t x = 0;
+  int n = 0;
+  for (;; s++, n++)
+    {
+      int d;
+      if (*s >= '0' && *s <= '9')
+        d = *s - '0';
+      else if (*s >= 'a' && *s <= 'f')
+        d = *s - 'a' + 10;
+      else
+        break;
+      if (n == 16)
+        return false;
+      x = x << 4 | (uint64_t) d;
+    }
+  if (n == 0)
+    return false;
+  *v = x;
+  *p = s;
+  return true;
+}
+
 /* util.c */
 int addr_list_push (struct addr_list *l, uint64_t v);
 void addr_list_free (struct addr_list *l);

@@ -226,7 +226,7 @@ run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
     if (pipe (fds[i]) != 0)
       {
         error (0, errno, "pipe");
-        for (int j = 0; j < i; j++)
+        for (int j = !stacks; j < i; j++)
           close (fds[j][0]), close (fds[j][1]);
         profile_free (prof);
         return EXIT_ERROR;

@@ -29,16 +29,11 @@ placed_warning (const struct go_bin *b, const char *line, size_t len,
   size_t h = sizeof WARNING_HEAD - 1, t = sizeof WARNING_TAIL - 1;
   if (len < h || memcmp (line, WARNING_HEAD, h) != 0)
     return false;
+  /* LINE is NUL-terminated (run-stap.c's stream_lines).  */
   const char *p = line + h, *end = line + len;
-  uint64_t a = 0;
-  int digits = 0;
-  for (; p < end && strchr ("0123456789abcdef", *p) != NULL && *p; p++)
-    {
-      if (++digits > 16)
-        return false;
-      a = a << 4 | (uint64_t) (*p <= '9' ? *p - '0' : *p - 'a' + 10);
-    }
-  if (digits == 0 || (size_t) (end - p) < t || memcmp (p, WARNING_TAIL, t) != 0)
+  uint64_t a, ignored;
+  if (!parse_hex (&p, &a) || (size_t) (end - p) < t
+      || memcmp (p, WARNING_TAIL, t) != 0)
     return false;
   /* The rest: " (try 0x...)" or nothing, and the newline.  */
   p += t;
@@ -46,9 +41,8 @@ placed_warning (const struct go_bin *b, const char *line, size_t len,
     {
       if ((size_t) (end - p) < 8 || memcmp (p, " (try 0x", 8) != 0)
         return false;
-      for (p += 8; p < end && strchr ("0123456789abcdef", *p) != NULL && *p; p++)
-        ;
-      if (p == end || *p++ != ')')
+      p += 8;
+      if (!parse_hex (&p, &ignored) || p == end || *p++ != ')')
         return false;
     }
   if (p < end && *p == '\n')

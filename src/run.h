@@ -92,7 +92,7 @@ struct run_stderr
   uint64_t first;               /* the first one's address */
 };
 /* Write LINE (LEN bytes, its newline included, or the last bytes stap
-   wrote) to standard error, or fold it.  */
+   wrote; a NUL after them) to standard error, or fold it.  */
 void run_stderr_line (struct run_stderr *e, const char *line, size_t len);
 /* Might PART, the start of a line still unfinished, become a line that
    is folded?  (Else it is written at once.)  */

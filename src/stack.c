@@ -10,34 +10,6 @@
 
 #include "stack.h"
 
-/* Parse up to 16 hex digits at *P into *V; false when there are none or
-   too many.  */
-static bool
-parse_hex (const char **p, uint64_t *v)
-{
-  const char *s = *p;
-  uint64_t x = 0;
-  int n = 0;
-  for (;; s++, n++)
-    {
-      int d;
-      if (*s >= '0' && *s <= '9')
-        d = *s - '0';
-      else if (*s >= 'a' && *s <= 'f')
-        d = *s - 'a' + 10;
-      else
-        break;
-      if (n == 16)
-        return false;
-      x = x << 4 | (uint64_t) d;
-    }
-  if (n == 0)
-    return false;
-  *v = x;
-  *p = s;
-  return true;
-}
-
 bool
 stack_parse (const char *s, struct stack_record *r, size_t *len)
 {
@@ -185,10 +157,14 @@ add (const struct go_bin *b, struct group *g, const struct go_func *f,
   g->f[i].inlined = inlined;
 }
 
+/* The cache slot of PC (a return address when RET); *HIT: it holds PC's
+   frames already.  */
 static struct group *
-cache_slot (struct stack_cache *c, uint64_t pc, bool ret)
+cache_slot (struct stack_cache *c, uint64_t pc, bool ret, bool *hit)
 {
-  return &c->slot[((pc * 0x9e3779b97f4a7c15ULL) >> 40 ^ ret) % CACHE_SLOTS];
+  struct group *g = &c->slot[((pc * 0x9e3779b97f4a7c15ULL) >> 40 ^ ret) % CACHE_SLOTS];
+  *hit = g->valid && g->pc == pc && g->ret == ret;
+  return g;
 }
 
 /* The frames of physical pc PC (a return address when RET): its inlined
@@ -197,8 +173,9 @@ static const struct group *
 expand (struct stack_cache *c, uint64_t pc, bool ret)
 {
   const struct go_bin *b = c->b;
-  struct group *g = cache_slot (c, pc, ret);
-  if (g->valid && g->pc == pc && g->ret == ret)
+  bool hit;
+  struct group *g = cache_slot (c, pc, ret, &hit);
+  if (hit)
     return g;
   uint64_t addr = link_address (b, pc);
   g->pc = pc;
@@ -252,8 +229,9 @@ prefetch (struct stack_cache *c, const struct stack_record *r)
     {
       uint64_t pc = i == 0 ? r->pc : r->chain[i - 1];
       bool ret = i != 0 || !r->exact;
-      const struct group *g = cache_slot (c, pc, ret);
-      if (g->valid && g->pc == pc && g->ret == ret)
+      bool hit;
+      const struct group *g = cache_slot (c, pc, ret, &hit);
+      if (hit)
         continue;
 #if defined __GNUC__
       __builtin_prefetch (g, 1);

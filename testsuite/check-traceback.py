@@ -30,11 +30,11 @@ import re
 import subprocess
 import sys
 
+from gostaptest import ELIDED, parse_frames
+
 FUNC = re.compile(r"^(\S.*)\(([^()]*)\)$")
 LINE = re.compile(r"^\t(\S+):(\d+)(?: \+0x([0-9a-f]+))?"
                   r"(?: fp=0x[0-9a-f]+ sp=0x[0-9a-f]+ pc=0x([0-9a-f]+))?$")
-GOT_LINE = re.compile(r"^\t(\S+):(\d+)(?: \+0x([0-9a-f]+))?$")
-ELIDED = "...additional frames elided..."
 
 
 def parse(text):
@@ -82,16 +82,12 @@ def symbolize(gostap, binary, records):
 
 
 def frames_of(lines):
-    """gostap's traceback lines as frames (function, file, line, offset)."""
-    fs = []
-    for i in range(0, len(lines) - 1, 2):
-        if lines[i] == ELIDED:
-            break
-        f = re.match(r"^(\S.*)\(\.\.\.\)$", lines[i])
-        ln = GOT_LINE.match(lines[i + 1])
-        fs.append((f.group(1), ln.group(1), int(ln.group(2)), ln.group(3))
-                  if f and ln else (lines[i], lines[i + 1], 0, None))
-    return fs
+    """gostap's traceback lines as frames (function, file, line, offset
+    as the runtime prints it: hex digits or None), and the lines that are
+    no frame."""
+    frames, _, bad = parse_frames(lines)
+    return [(f.func, f.file, f.line, None if f.off is None else f"{f.off:x}")
+            for f in frames], bad
 
 
 def main():
@@ -112,9 +108,11 @@ def main():
 
     nframes = ninl = nwrap = bad = 0
     for i, (path, header, want, cut, rec) in enumerate(stacks):
-        have = frames_of(got.get(str(i), []))
+        have, malformed = frames_of(got.get(str(i), []))
         j, wrappers, diff = 0, 0, None
-        for w in want:
+        if malformed:
+            diff = (None, malformed[0])
+        for w in ([] if diff else want):
             if j < len(have) and have[j] == w[:4]:
                 j += 1
             elif w[4] and not alone.get(w[4]):

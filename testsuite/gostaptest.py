@@ -10,6 +10,7 @@ binary with gostap_list()."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -77,3 +78,55 @@ class Tap:
         print(f"1..{self.n}")
         print("# counts: " + " ".join(f"{k}={v}" for k, v in counts.items()))
         return 1 if self.failed else 0
+
+
+# Go's traceback format as `gostap symbolize` writes it (write-traceback.c):
+# "FUNC(...)" then "<TAB>FILE:LINE[ +0xOFF]" a frame (no offset on an
+# inlined frame), and the line that says a record was cut.
+ELIDED = "...additional frames elided..."
+
+FUNC_RE = re.compile(r"^(.+)\(\.\.\.\)$")
+POS_RE = re.compile(r"^\t(.+):(\d+)(?: \+0x([0-9a-f]+))?$")
+
+
+class Frame:
+    __slots__ = ("func", "file", "line", "off")
+
+    def __init__(self, func, file, line, off):
+        self.func, self.file, self.line, self.off = func, file, line, off
+
+    def text(self, with_off=True):
+        s = f"{self.func} {self.file}:{self.line}"
+        if self.off is None:
+            return s + " (inlined)"
+        return s + (f" +0x{self.off:x}" if with_off else " +0x?")
+
+
+def short(s, n=160):
+    """S quoted, cut at N characters."""
+    return repr(s) if len(s) <= n else repr(s[:n]) + f"... ({len(s)} characters)"
+
+
+def parse_frames(lines):
+    """Frames of a block, whether it ends with the elided line, and the
+    lines that are neither."""
+    frames, bad, elided = [], [], False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line == ELIDED:
+            elided = True
+            if i != len(lines) - 1:
+                bad.append(f"line {i + 1}: {ELIDED!r} before the end of the block")
+            i += 1
+            continue
+        m = FUNC_RE.match(line)
+        p = POS_RE.match(lines[i + 1]) if m and i + 1 < len(lines) else None
+        if not p:
+            bad.append(f"line {i + 1}: not a frame: {short(line)}")
+            i += 1
+            continue
+        off = int(p.group(3), 16) if p.group(3) is not None else None
+        frames.append(Frame(m.group(1), p.group(1), int(p.group(2)), off))
+        i += 2
+    return frames, elided, bad
