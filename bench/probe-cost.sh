@@ -21,7 +21,11 @@
 #                  process("BIN").statement(RET) { test rax } for every RET
 #      go_entry    probe go.func.main.hot { test a (rax) }
 #      go_pair     probe go.func.main.hot { test a } and
-#                  probe go.func.main.hot.return { test go_latency_ns }
+#                  probe go.func.main.hot.return { test go_latency_ns },
+#                  on tapsets generated for the script (gostap gen
+#                  --script, as gostap run does): one handler at the entry
+#      go_pair2    the same on the plain `gostap gen` tapsets: the
+#                  pairing's own entry probe beside the alias, two handlers
 #      go_retonly  probe go.func.main.hot.return { test go_latency_ns }
 #                  alone (its pairing entry probe comes with it)
 #      hand_reads  bare_ret doing what the pairing reads (goroutine id,
@@ -133,6 +137,7 @@ print(fs[0]["body"], ",".join(fs[0]["returns"]))' "$share/list.json") ||
   die "main.hot not found in gostap list --json"
 [ -n "$rets" ] || die "no RET address for main.hot"
 "$gostap" gen "$bin" -o "$share/ts" main.hot || die "gostap gen failed"
+mkdir -p "$share/ts_pair"
 cp "$top/tapsets/"*.stp "$share/tapsets/"
 
 # --- the scripts ------------------------------------------------------------------------
@@ -158,6 +163,9 @@ cat > "$S/go_pair.stp" <<'EOF'
 probe go.func.main.hot { if (a < 0) printf("NEGATIVE a\n") }
 probe go.func.main.hot.return { if (go_latency_ns < 0) printf("UNPAIRED\n") }
 EOF
+cp "$S/go_pair.stp" "$S/go_pair2.stp"
+"$gostap" gen "$bin" -o "$share/ts_pair" --script "$S/go_pair.stp" main.hot ||
+  die "gostap gen --script failed"
 cat > "$S/go_retonly.stp" <<'EOF'
 probe go.func.main.hot.return { if (go_latency_ns < 0) printf("UNPAIRED\n") }
 EOF
@@ -208,6 +216,7 @@ probe go.func.main.hot { e++ }
 probe go.func.main.hot.return { r++; if (go_latency_ns < 0) u++ }
 $end
 EOF
+cp "$S/c_go_pair.stp" "$S/c_go_pair2.stp"
 cat > "$S/c_go_retonly.stp" <<EOF
 global e, r, u
 probe go.func.main.hot.return { r++; if (go_latency_ns < 0) u++ }
@@ -247,7 +256,7 @@ $end
 EOF
 # The order of a round (rotated from round to round) puts each variant
 # beside the one it is compared with.
-VARIANTS="bare_fn go_entry go_stack ubt bare_ret go_pair go_retonly hand_reads hand_pair"
+VARIANTS="bare_fn go_entry go_stack ubt bare_ret go_pair go_pair2 go_retonly hand_reads hand_pair"
 modules=()
 for v in $VARIANTS; do modules+=("$v" "c_$v"); done
 
@@ -255,8 +264,10 @@ for v in $VARIANTS; do modules+=("$v" "c_$v"); done
 # chroot's stap cache), then two at a time --------------------------------------------
 t0=$(now)
 compile_one () {
+  local ts=$share/ts
+  case $1 in go_pair|c_go_pair) ts=$share/ts_pair ;; esac
   "$e2e/run-guest.sh" compile "$image" "$share" "$1" "$S/$1.stp" \
-    -g -I "$share/ts" -I "$share/tapsets" \
+    -g -I "$ts" -I "$share/tapsets" \
     -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000 -DMAXSKIPPED=1000000 -DMAXBACKTRACE=32
 }
 set -- "${modules[@]}"

@@ -66,7 +66,13 @@ for c in "$top"/src/*.c "$out/profile.pb-c.c" "$here/fuzz-reader.c"; do
   # Rebuild when the source, any header or config.h is newer.
   if [ ! -f "$o" ] || [ -n "$(find "$c" "$top"/src/*.h "$out/config.h" -newer "$o" 2>/dev/null | head -1)" ]; then
     # shellcheck disable=SC2086
-    "$CLANG" $cflags $extra -c "$c" -o "$o.tmp" && mv "$o.tmp" "$o"
+    # (a failed compile must stop the build: the stale object of an older
+    # source would be linked against the new ones)
+    if ! "$CLANG" $cflags $extra -c "$c" -o "$o.tmp"; then
+      echo "fuzz/build.sh: $c does not compile" >&2
+      exit 1
+    fi
+    mv "$o.tmp" "$o"
   fi
   objs+=("$o")
 done

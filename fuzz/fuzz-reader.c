@@ -244,7 +244,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (m != NULL && write_check_probeable (&b) == EXIT_OK
       && gobin_runtime_layout (&b, &layout) == 0
       && write_target (&b, &layout, outdir) == 0)
-    write_funcs (m, sel, nsel, outdir);
+    write_funcs (m, &layout, sel, NULL, nsel, outdir);
   empty_dir (outdir);
   go_model_end (m);
 

@@ -1,4 +1,4 @@
-/* cmd-gen.c: gostap gen BINARY -o DIR [GLOB...]
+/* cmd-gen.c: gostap gen BINARY -o DIR [--script FILE] [GLOB...]
 
    Writes the tapset directory of one binary, usable as `stap -I DIR`
    together with gostap's static tapsets: go_target.stp (constants) and
@@ -17,6 +17,8 @@
 #include "commands.h"
 #include "gobin.h"
 #include "layout.h"
+#include "probe-name.h"
+#include "run.h"
 #include "select.h"
 #include "write.h"
 
@@ -24,12 +26,17 @@
 struct gen_args
 {
   const char *outdir;
+  const char *script;
   struct select_args sel;
 };
 
 static const struct argp_option options[] = {
   { "output", 'o', "DIR", 0, "Write the tapsets into DIR (created if "
     "needed)", 0 },
+  { "script", 'S', "FILE", 0, "Tailor the tapsets to the script FILE, as "
+    "gostap run does: where it probes both the entry and the return alias "
+    "of a function, one probe at the entry records the call for the return "
+    "(one handler instead of two); such tapsets serve that script only", 0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -41,6 +48,9 @@ parse_opt (int key, char *arg, struct argp_state *state)
     {
     case 'o':
       a->outdir = arg;
+      return 0;
+    case 'S':
+      a->script = arg;
       return 0;
     case ARGP_KEY_END:
       if (a->outdir == NULL)
@@ -75,6 +85,8 @@ cmd_gen (int argc, char **argv)
   struct go_bin b;
   struct go_layout layout;
   const struct go_func **sel = NULL;
+  bool *paired = NULL;
+  struct run_script script = { 0 };
   struct go_model *m = NULL;
   size_t n = 0;
   int ret;
@@ -90,6 +102,25 @@ cmd_gen (int argc, char **argv)
   if (ret != EXIT_OK)
     goto out;
   ret = EXIT_ERROR;
+  if (a.script != NULL)
+    {
+      if (run_read_script (&script, a.script, NULL) != 0)
+        goto out;
+      paired = calloc (n ? n : 1, sizeof *paired);
+      if (paired == NULL)
+        {
+          error (0, errno, "calloc");
+          goto out;
+        }
+      for (size_t i = 0; i < n; i++)
+        {
+          char *alias = func_probe_name (sel[i]);
+          if (alias == NULL)
+            goto out;
+          paired[i] = run_script_pairs (&script, alias);
+          free (alias);
+        }
+    }
   if (mkdir (a.outdir, 0755) != 0 && errno != EEXIST)
     {
       error (0, errno, "cannot create '%s'", a.outdir);
@@ -97,12 +128,14 @@ cmd_gen (int argc, char **argv)
     }
   m = go_model_begin (&b);
   if (m == NULL || write_target (&b, &layout, a.outdir) != 0
-      || write_funcs (m, sel, n, a.outdir) != 0)
+      || write_funcs (m, &layout, sel, paired, n, a.outdir) != 0)
     goto out;
   ret = EXIT_OK;
 out:
   go_model_end (m);
   free (sel);
+  free (paired);
+  run_script_free (&script);
   gobin_close (&b);
   return ret;
 }

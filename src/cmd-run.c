@@ -221,8 +221,9 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
   struct func_list named = { NULL, 0, 0 };
   bool all = false;
   const struct go_func **sel = calloc (b->nfuncs, sizeof *sel);
+  bool *paired = calloc (b->nfuncs, sizeof *paired);
   *status = EXIT_ERROR;
-  if (sel == NULL)
+  if (sel == NULL || paired == NULL)
     goto out;
   size_t n = 0;
   dir = run_cache_dir (b, s);
@@ -247,13 +248,15 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
       const struct go_func *f = all ? &b->funcs[i] : named.v[i];
       if (f->wrapper)
         continue;
-      bool ret = false, use = write_is_runtime_event (f->name);
+      bool ret = false, pairs = false;
+      bool use = write_is_runtime_event (f->name);
       if (!use || s->npatterns > 0)
         {
           char *alias = func_probe_name (f);
           if (alias == NULL)
             goto out;
           bool u = run_script_uses (s, alias, &ret);
+          pairs = u && ret && run_script_pairs (s, alias);
           free (alias);
           use = use || u;
         }
@@ -266,6 +269,7 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
           goto out;
         }
       any_ret |= ret;
+      paired[n] = pairs;
       sel[n++] = f;
     }
   if (run_script_check_matched (s, b->probe_path) != 0)
@@ -296,7 +300,7 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
            && k < sel[i]->code.rets.n; k++)
         *guru = !go_model_line_start (m, sel[i]->code.rets.v[k]);
     }
-  if (write_target (b, &layout, tmp) != 0 || write_funcs (m, sel, n, tmp) != 0)
+  if (write_target (b, &layout, tmp) != 0 || write_funcs (m, &layout, sel, paired, n, tmp) != 0)
     goto out;
   if (run_cache_publish (tmp, dir, *guru) != 0)
     goto out;
@@ -305,6 +309,7 @@ out:
   go_model_end (m);
   run_cache_discard (tmp);
   free (sel);
+  free (paired);
   free (named.v);
   if (*status != EXIT_OK)
     {

@@ -2,7 +2,8 @@
 
    CACHE/gostap/BINKEY/KEY/, CACHE being $XDG_CACHE_HOME or ~/.cache.
    BINKEY hashes what decides everything generated for the binary: gostap's
-   version, the binary's build id, path, size and mtime, and for a binary
+   version and the version of what it generates (WRITE_FORMAT), the
+   binary's build id, path, size and mtime, and for a binary
    without DWARF of its own the separate debug file found for it (its
    source, path, size and mtime: read-debuginfo.c); KEY adds the script's
    probe points.  So a cache hit costs no walk over the binary's functions.
@@ -24,6 +25,7 @@
 
 #include "gobin.h"
 #include "run.h"
+#include "write.h"
 
 char *
 run_cache_root (void)
@@ -66,6 +68,8 @@ run_cache_dir (const struct go_bin *b, const struct run_script *s)
       return NULL;
     }
   h = fnv1a (h, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
+  const int format = WRITE_FORMAT;
+  h = fnv1a (h, &format, sizeof format);
   h = fnv1a (h, b->build_id, strlen (b->build_id));
   h = fnv1a (h, b->abspath, strlen (b->abspath) + 1);
   h = fnv1a (h, &st.st_size, sizeof st.st_size);
@@ -84,7 +88,10 @@ run_cache_dir (const struct go_bin *b, const struct run_script *s)
     }
   uint64_t binkey = h;
   for (size_t i = 0; i < s->npatterns; i++)
-    h = fnv1a (h, s->patterns[i], strlen (s->patterns[i]) + 1);
+    {
+      h = fnv1a (h, s->patterns[i], strlen (s->patterns[i]) + 1);
+      h = fnv1a (h, &s->conditional[i], sizeof s->conditional[i]);
+    }
   h = fnv1a (h, &s->runtime_returns, sizeof s->runtime_returns);
   char *root = run_cache_root (), *dir = NULL;
   if (root != NULL

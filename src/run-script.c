@@ -23,7 +23,8 @@ ident_char (char c)
 }
 
 static int
-add_pattern (struct run_script *s, const char *p, size_t n, bool optional)
+add_pattern (struct run_script *s, const char *p, size_t n, bool optional,
+             bool conditional)
 {
   char **nv = reallocarray (s->patterns, s->npatterns + 1, sizeof *nv);
   if (nv == NULL)
@@ -33,6 +34,11 @@ add_pattern (struct run_script *s, const char *p, size_t n, bool optional)
   if (nm == NULL)
     return -1;
   s->matched = nm;
+  bool *nc = reallocarray (s->conditional, s->npatterns + 1, sizeof *nc);
+  if (nc == NULL)
+    return -1;
+  s->conditional = nc;
+  s->conditional[s->npatterns] = conditional;
   if ((s->patterns[s->npatterns] = strndup (p, n)) == NULL)
     return -1;
   s->matched[s->npatterns] = optional;
@@ -137,7 +143,13 @@ run_read_script (struct run_script *s, const char *path,
         optional |= p[--n] == '?';
       const char *q = p + end + strspn (p + end, " \t");
       optional |= *q == '?' || *q == '!';
-      if (n > 8 && add_pattern (s, p, n, optional) != 0)
+      /* probe POINT if (COND): stap runs the handler only while COND
+         holds (it may even unregister the probe).  */
+      if (*q == '?' || *q == '!')
+        q += 1 + strspn (q + 1, " \t\n");
+      q += strspn (q, " \t\n");
+      bool conditional = strncmp (q, "if", 2) == 0 && !ident_char (q[2]);
+      if (n > 8 && add_pattern (s, p, n, optional, conditional) != 0)
         {
           error (0, errno, "out of memory");
           return -1;
@@ -154,6 +166,7 @@ run_script_free (struct run_script *s)
     free (s->patterns[i]);
   free (s->patterns);
   free (s->matched);
+  free (s->conditional);
   free (s->text);
   memset (s, 0, sizeof *s);
 }
@@ -197,4 +210,19 @@ run_script_uses (const struct run_script *s, const char *alias, bool *ret)
         any = *ret = s->matched[i] = true;
     }
   return any;
+}
+
+bool
+run_script_pairs (const struct run_script *s, const char *alias)
+{
+  char full[1024], fr[1100];
+  bool entry = false, ret = false;
+  snprintf (full, sizeof full, "go.func.%s", alias);
+  snprintf (fr, sizeof fr, "%s.return", full);
+  for (size_t i = 0; i < s->npatterns; i++)
+    {
+      entry |= !s->conditional[i] && match_components (s->patterns[i], full);
+      ret |= match_components (s->patterns[i], fr);
+    }
+  return entry && ret;
 }

@@ -19,6 +19,7 @@ struct run_script
   char **patterns;        /* "go.func.main.*", "go.func.main.add.return" */
   bool *matched;          /* per pattern: optional (?, !) or seen to match
                              an alias (set by run_script_uses) */
+  bool *conditional;      /* per pattern: followed by `if (COND)` */
   size_t npatterns;
   bool runtime_returns;   /* uses a static alias built on a return alias */
 };
@@ -68,6 +69,11 @@ void run_script_free (struct run_script *s);
    return alias (*RET true)?  Marks the patterns that matched.  */
 bool run_script_uses (const struct run_script *s, const char *alias,
                       bool *ret);
+/* Does the script use both the entry alias go.func.ALIAS, in a probe
+   without a condition (whose handler always runs), and its return alias?
+   Then the entry alias can record the calls for the return alias
+   (write_funcs).  */
+bool run_script_pairs (const struct run_script *s, const char *alias);
 /* Does the script record stacks (tapsets/go_stack.stp)?  */
 bool run_script_records_stacks (const struct run_script *s);
 /* run-stap.c: run stap (SARGV) as a child of gostap.  Its standard error

@@ -10,9 +10,14 @@
    go_pair_ENTRY.stp, one per function with a return alias, holds the probe
    that records each call's entry for that pairing.  SystemTap reads a
    tapset file only when a script uses something it defines: the return
-   alias calls the file's marker function (which adds 0 to the key), so the
-   entry probe runs only for the functions whose return alias a script
-   uses.
+   alias names the file's marker function in a branch that never runs
+   (`if (0)`, which stap drops once the file is read), so the entry probe
+   runs only for the functions whose return alias a script uses.
+   For a script known to use both aliases of a function (`gostap run`,
+   `gostap gen --script`), the entry alias records the entry itself and
+   the return alias names no marker: one probe handler at the entry
+   address instead of two (each its own uprobe consumer, context and
+   locking in SystemTap's runtime: bench/README.md, T4).
 
    Pairing key: (goroutine id, stack.hi - entry SP).  Go copies a growing
    stack to a new place but keeps its layout relative to the top, so this
@@ -123,47 +128,76 @@ source_locals (FILE *f, const struct go_func_model *fm)
            fm->file != NULL && fm->line > 0 ? fm->line : 0);
 }
 
-/* The body of the entry alias.  */
+/* The goroutine id and stack top, read from the g (go_context.stp's
+   _go_g_int64) with their offsets written in: one function call each at
+   every hit instead of the four of go_goid().  */
 static void
-entry_body (FILE *f, const struct go_func_model *fm)
+goid_line (FILE *f, const struct go_layout *l)
+{
+  fprintf (f, "  goid = _go_g_int64(%ld)\n", l->g_goid);
+}
+
+/* The record of one call's entry for its return alias, keyed by (goroutine
+   id, stack.hi - entry SP), given the expressions of goid and entry SP.  */
+static void
+pair_store (FILE *f, const struct go_layout *l, const char *goid,
+            const char *sp)
+{
+  fprintf (f, "  _go_pair_entry[%s, _go_g_int64(%ld) - %s] = "
+           "gettimeofday_ns()\n", goid, l->g_stack_hi, sp);
+}
+
+/* The body of the entry alias; with PAIRED, it also records the entry for
+   the return alias (write_funcs).  */
+static void
+entry_body (FILE *f, const struct go_func_model *fm,
+            const struct go_layout *l, bool paired)
 {
   fputs ("{\n", f);
   source_locals (f, fm);
   if (fm->abi == GO_ABI_INTERNAL)
-    fputs ("  goid = go_goid()\n", f);
+    goid_line (f, l);
   else
     fputs ("  // ABI0 code keeps no g in a register: no goid here\n", f);
+  if (fm->body.sp_known || paired)
+    fprintf (f, "  _go_sp = _go_user_sp() + %" PRId32 "\n",
+             fm->body.sp_delta);
+  if (paired)
+    pair_store (f, l, "goid", "_go_sp");
   if (!fm->have_sig)
     comment_line (f, "  // no arguments: ",
                   fm->sig.error ? fm->sig.error : "");
   else if (!fm->body.sp_known)
     fputs ("  // no arguments: no SP offset known at the body\n", f);
   else
-    {
-      fprintf (f, "  _go_sp = _go_user_sp() + %" PRId32 "\n",
-               fm->body.sp_delta);
-      write_locals (f, fm->arch, &fm->sig, false, "_go_sp");
-    }
+    write_locals (f, fm->arch, &fm->sig, false, "_go_sp");
   fputs ("}\n", f);
 }
 
+/* The body of the return alias; unless PAIRED (the entry alias records
+   the entry), it names go_pair_ENTRY.stp's marker.  */
 static void
-return_body (FILE *f, const struct go_func_model *fm)
+return_body (FILE *f, const struct go_func_model *fm,
+             const struct go_layout *l, bool paired)
 {
   fputs ("{\n", f);
   source_locals (f, fm);
   fputs ("  _go_sp = _go_user_sp()\n", f);
   if (fm->abi == GO_ABI_INTERNAL)
-    /* The pairing's lookup written out, not called: every call of a
-       SystemTap function costs a context frame, and this runs at every
-       RET (bench/README.md, T4).  A missing key reads as 0.  */
-    fprintf (f, "  goid = go_goid()\n"
-             "  _go_depth = go_stack_hi() - _go_sp + _go_pair_%" PRIx64
-             "()\n"
-             "  go_entry_ns = _go_pair_entry[goid, _go_depth]\n"
+    {
+      /* The pairing's lookup written out, not called: every call of a
+         SystemTap function costs a context frame, and this runs at every
+         RET (bench/README.md, T4).  A missing key reads as 0.  */
+      goid_line (f, l);
+      fprintf (f, "  _go_depth = _go_g_int64(%ld) - _go_sp\n",
+               l->g_stack_hi);
+      if (!paired)
+        fprintf (f, "  if (0) _go_pair_%" PRIx64 "()\n", fm->entry);
+      fputs ("  go_entry_ns = _go_pair_entry[goid, _go_depth]\n"
              "  delete _go_pair_entry[goid, _go_depth]\n"
              "  go_latency_ns = go_entry_ns ? gettimeofday_ns() - go_entry_ns"
-             " : -1\n", fm->entry);
+             " : -1\n", f);
+    }
   else
     fputs ("  // ABI0 code keeps no g in a register: no goid, no pairing\n",
            f);
@@ -195,7 +229,8 @@ literal_function_name (const char *name)
 /* A function DWARF does not describe: SystemTap resolves no statement
    probe in it (facts.md 2, 3); the entry alias falls back to the symbol. */
 static void
-write_by_name (FILE *f, const struct go_func_model *fm)
+write_by_name (FILE *f, const struct go_func_model *fm,
+               const struct go_layout *l)
 {
   /* The symbol at the entry: ABI0 functions are NAME.abi0 in .symtab.  */
   const char *sym = fm->symbol != NULL ? fm->symbol : fm->name;
@@ -220,12 +255,13 @@ write_by_name (FILE *f, const struct go_func_model *fm)
   fputs (")\n{\n", f);
   source_locals (f, fm);
   if (fm->abi == GO_ABI_INTERNAL)
-    fputs ("  goid = go_goid()\n", f);
+    goid_line (f, l);
   fputs ("}\n", f);
 }
 
 static void
-write_one (FILE *f, const struct go_func_model *fm)
+write_one (FILE *f, const struct go_func_model *fm,
+           const struct go_layout *l, bool paired)
 {
   comment_line (f, "\n// ", fm->name);
   if (fm->file != NULL)
@@ -238,13 +274,13 @@ write_one (FILE *f, const struct go_func_model *fm)
            fm->body.addr, fm->abi == GO_ABI_ABI0 ? "ABI0" : "ABIInternal");
   if (!fm->described)
     {
-      write_by_name (f, fm);
+      write_by_name (f, fm, l);
       return;
     }
   fprintf (f, "probe go.func.%s = ", fm->alias);
   statement (f, fm->binary, fm->body.addr);
   putc ('\n', f);
-  entry_body (f, fm);
+  entry_body (f, fm, l, paired);
   if (fm->nrets == 0)
     fprintf (f, "// no RET instruction (%zu tail exits): no return alias\n",
              fm->tails->n);
@@ -257,13 +293,14 @@ write_one (FILE *f, const struct go_func_model *fm)
           statement (f, fm->binary, fm->rets[i].addr);
         }
       putc ('\n', f);
-      return_body (f, fm);
+      return_body (f, fm, l, paired);
     }
 }
 
 /* go_pair_ENTRY.stp: the entry probe of one function's pairing.  */
 static int
-write_pair (const struct go_func_model *fm, const char *dir)
+write_pair (const struct go_func_model *fm, const struct go_layout *l,
+            const char *dir)
 {
   char name[64];
   snprintf (name, sizeof name, "go_pair_%" PRIx64 ".stp", fm->entry);
@@ -279,14 +316,18 @@ write_pair (const struct go_func_model *fm, const char *dir)
            fm->entry);
   fputs ("probe ", f);
   statement (f, fm->binary, fm->body.addr);
-  fprintf (f, "\n{\n  _go_pair_entry[go_goid(), go_stack_hi() - "
-           "(_go_user_sp() + %" PRId32 ")] = gettimeofday_ns()\n}\n",
-           fm->body.sp_delta);
+  fputs ("\n{\n", f);
+  char goid[64], sp[64];
+  snprintf (goid, sizeof goid, "_go_g_int64(%ld)", l->g_goid);
+  snprintf (sp, sizeof sp, "(_go_user_sp() + %" PRId32 ")", fm->body.sp_delta);
+  pair_store (f, l, goid, sp);
+  fputs ("}\n", f);
   return stp_file_close (&sf, 1);
 }
 
 int
-write_funcs (struct go_model *m, const struct go_func *const *sel, size_t n,
+write_funcs (struct go_model *m, const struct go_layout *l,
+             const struct go_func *const *sel, const bool *paired, size_t n,
              const char *dir)
 {
   struct stp_file sf;
@@ -314,9 +355,11 @@ write_funcs (struct go_model *m, const struct go_func *const *sel, size_t n,
         ok = 0;
       else
         {
-          write_one (f, &fm);
-          if (fm.nrets > 0 && fm.abi == GO_ABI_INTERNAL && fm.described
-              && write_pair (&fm, dir) != 0)
+          bool pairs = fm.nrets > 0 && fm.abi == GO_ABI_INTERNAL
+            && fm.described;
+          bool in_entry = pairs && paired != NULL && paired[i];
+          write_one (f, &fm, l, in_entry);
+          if (pairs && !in_entry && write_pair (&fm, l, dir) != 0)
             ok = 0;
         }
       go_func_model_free (&fm);

@@ -84,13 +84,20 @@ leaf_expr (FILE *f, const struct go_leaf *l, const char *reg,
 {
   if (reg != NULL)
     {
+      /* _go_reg_NAME() (go_context.stp) is register("NAME") without the
+         lookup of the name; sub-word values are masked, and sign-extended
+         by flipping and subtracting the sign bit, here rather than
+         through another function call at every hit.  */
+      uint64_t mask = l->size < 8 ? (UINT64_C (1) << (l->size * 8)) - 1 : 0;
       if (l->kind == K_BOOL)
-        fprintf (f, "(register(\"%s\") & 0xff) != 0", reg);
-      else if (l->size < 8)
-        fprintf (f, "%s(register(\"%s\"), %u)",
-                 is_signed (l->kind) ? "_go_sext" : "_go_zext", reg, l->size);
+        fprintf (f, "(_go_reg_%s() & 0xff) != 0", reg);
+      else if (l->size >= 8)
+        fprintf (f, "_go_reg_%s()", reg);
+      else if (is_signed (l->kind))
+        fprintf (f, "((_go_reg_%s() & %#" PRIx64 ") ^ %#" PRIx64 ") - %#"
+                 PRIx64, reg, mask, (mask >> 1) + 1, (mask >> 1) + 1);
       else
-        fprintf (f, "register(\"%s\")", reg);
+        fprintf (f, "_go_reg_%s() & %#" PRIx64, reg, mask);
       return;
     }
   unsigned bits = l->size * 8;

@@ -10,12 +10,24 @@
 
 #include <stdio.h>
 
+/* The version of the text the writers generate, in gostap run's cache key
+   (run-cache.c) beside PACKAGE_VERSION: raised with every change of the
+   generated tapsets, so that a cache an older build of the same version
+   filled is not taken for this one's.  2: the entry alias records the
+   call for its return alias when a script uses both; registers and g
+   fields read without register() and go_goid().  */
+#define WRITE_FORMAT 2
+
 /* Each writes one file into DIR atomically; 0, or -1 with a message.  */
 int write_target (const struct go_bin *b, const struct go_layout *l,
                   const char *dir);
 /* go_funcs.stp and go_pair_*.stp: the aliases of the N functions of SEL,
-   each from its record in M (model.h).  */
-int write_funcs (struct go_model *m, const struct go_func *const *sel,
+   each from its record in M (model.h), with the offsets of L.  Where
+   PAIRED (NULL: nowhere) is true for SEL[I], the script they are for uses
+   both of its aliases: its entry alias records the call for the return
+   alias, and no go_pair file is written for it.  */
+int write_funcs (struct go_model *m, const struct go_layout *l,
+                 const struct go_func *const *sel, const bool *paired,
                  size_t n, const char *dir);
 
 /* A companion debug file for B, which has no DWARF, from its pclntab

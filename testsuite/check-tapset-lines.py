@@ -11,6 +11,7 @@ import sys
 STR = r'"(?:[ !#-\[\]-~]|\\[\\"]|\\[0-7]{3})*"'   # stp_string()'s output
 PROC = r'process\(' + STR + r'\)\.statement\(0x[0-9a-f]+\)'
 IDENT = r'[A-Za-z_][A-Za-z0-9_]*'
+REG = r'_go_reg_(rax|rbx|rcx|rdi|rsi|r8|r9|r10|r11|x[0-9]|x1[0-5])\(\)'  # go_context.stp
 SHAPES = [
     r'',
     r'// [ -~]*',                                   # comments (checked below)
@@ -27,29 +28,33 @@ SHAPES = [
     r'probe go\.func(\.' + IDENT + r')+ = process\(' + STR + r'\)\.function\(' + STR + r'\)',
     r'  ' + PROC + r',?',
     r'\{', r'\}',
-    r'  goid = go_goid\(\)',
+    r'  goid = _go_g_int64\([0-9]+\)',
     r'  (funcname|filename) = ' + STR, r'  lineno = [0-9]+',
     # locals of arguments and results (write-locals.c)
     r'  _go_sp = _go_user_sp\(\)( \+ [0-9]+)?',
     r'  ' + IDENT + r' = (' + '|'.join([
-        r'register\("[a-z0-9]+"\)',
-        r'\(register\("[a-z0-9]+"\) & 0xff\) != 0',
-        r'_go_[sz]ext\(register\("[a-z0-9]+"\), [1-7]\)',
+        REG,
+        r'\(' + REG + r' & 0xff\) != 0',
+        REG + r' & 0x[0-9a-f]+',
+        r'\(\(' + REG + r' & 0x[0-9a-f]+\) \^ 0x[0-9a-f]+\) - 0x[0-9a-f]+',
         r'user_u?int(8|16|32|64)\(_go_sp \+ 8 \+ [0-9]+ \+ [0-9]+\)( != 0)?',
         r'go_string\(' + IDENT + r', ' + IDENT + r'\)',
         r'_go_freg_bits\([0-9]+\)( & 0xffffffff)?',
         r'go_type_name\((go_itab_type\(' + IDENT + r'\)|' + IDENT + r')\)',
         r'go_(float(32|64)|complex(64|128))_str\(' + IDENT + r'(, ' + IDENT + r')?\)',
-        r'go_stack_hi\(\) - _go_sp \+ _go_pair_[0-9a-f]+\(\)',
+        r'_go_g_int64\([0-9]+\) - _go_sp',
         r'_go_pair_entry\[goid, _go_depth\]',
         r'go_entry_ns \? gettimeofday_ns\(\) - go_entry_ns : -1',
     ]) + r')',
     r'  // [ -~]*',
+    r'  if \(0\) _go_pair_[0-9a-f]+\(\)',
+    r'  _go_pair_entry\[goid, _go_g_int64\([0-9]+\) - _go_sp\] = gettimeofday_ns\(\)',
     # pairing files (write-funcs.c write_pair)
     r'function _go_pair_[0-9a-f]+:long \(\) \{ return 0 \}',
     r'probe ' + PROC,
     r'  delete _go_pair_entry\[goid, _go_depth\]',
-    r'  _go_pair_entry\[go_goid\(\), go_stack_hi\(\) - \(_go_user_sp\(\) \+ [0-9]+\)\] = gettimeofday_ns\(\)',
+    r'  _go_pair_entry\[_go_g_int64\([0-9]+\), _go_g_int64\([0-9]+\) - '
+    r'\(_go_user_sp\(\) \+ [0-9]+\)\] = gettimeofday_ns\(\)',
 ]
 LINE = re.compile('^(?:' + '|'.join(SHAPES) + ')$')
 

@@ -81,6 +81,47 @@ grep -rq 'go.func.main.rec =' "$tmp/cache/gostap" || fail "the cached tapsets la
 ! grep -rq 'go.func.main.add =' "$tmp/cache/gostap" &&
   echo "ok - only what the script uses was generated" || fail "unused aliases generated"
 
+# One handler per address (write-funcs.c): stap -p2 lists the probes it
+# derived; count those at main.rec's body address. A script using both
+# aliases gets one there (the entry alias records the call), through
+# gostap run and through gen --script with stap by hand; an entry probe
+# with a condition keeps the pairing's own probe beside it (two); the
+# return alias alone brings its pairing probe (one); the entry alias alone
+# brings no pairing at all (no _go_pair_entry global).
+body=$("$GOSTAP" list --json "$tmp/demo" main.rec | python3 -c '
+import json, sys
+print([f["body"] for f in json.load(sys.stdin)["functions"] if f["name"] == "main.rec"][0])')
+at_body () { grep -c "^process(\"[^\"]*\")\.statement($body) " "$1"; }
+both='probe go.func.main.rec { printf("%d\n", n) }
+probe go.func.main.rec.return { printf("%d\n", go_latency_ns) }'
+for c in "both 1 $both" \
+         "conditional 2 global on = 1 probe go.func.main.rec if (on) { printf(\"%d\n\", n) } probe go.func.main.rec.return { printf(\"%d\n\", go_latency_ns) }" \
+         "return-only 1 probe go.func.main.rec.return { printf(\"%d\n\", go_latency_ns) }" \
+         "entry-only 1 probe go.func.main.rec { printf(\"%d\n\", n) }"; do
+  read -r what want text <<< "$c"
+  checks=$((checks + 1))
+  rm -rf "$tmp/cache-h"
+  if XDG_CACHE_HOME=$tmp/cache-h "$GOSTAP" run -t "$tmp/demo" -p2 -e "$text" > "$tmp/p2" 2>"$tmp/err" &&
+     [ "$(at_body "$tmp/p2")" = "$want" ] &&
+     { [ "$what" != entry-only ] || ! grep -q '_go_pair_entry' "$tmp/p2"; }; then
+    echo "ok - $what: $want probe handler(s) at main.rec's entry ($body)"
+  else
+    fail "$what: $(at_body "$tmp/p2" 2>/dev/null) probes at $body, want $want: $(grep -v '^WARNING' "$tmp/err" | head -3)"
+  fi
+done
+checks=$((checks + 1))
+printf '%s\n' "$both" > "$tmp/both.stp"
+if "$GOSTAP" gen "$tmp/demo" -o "$tmp/both-ts" --script "$tmp/both.stp" 'main.rec' &&
+   "$GOSTAP" gen "$tmp/demo" -o "$tmp/plain-ts" 'main.rec' &&
+   $STAP -g -p2 -I "$tmp/both-ts" -I "$GOSTAP_TAPSETS" "$tmp/both.stp" > "$tmp/p2" 2>"$tmp/err" &&
+   [ "$(at_body "$tmp/p2")" = 1 ] &&
+   $STAP -g -p2 -I "$tmp/plain-ts" -I "$GOSTAP_TAPSETS" "$tmp/both.stp" > "$tmp/p2" 2>"$tmp/err" &&
+   [ "$(at_body "$tmp/p2")" = 2 ]; then
+  echo "ok - gen --script: one handler at the entry for a script using both aliases (two on the plain tapsets)"
+else
+  fail "gen --script: $(at_body "$tmp/p2" 2>/dev/null) probes at $body: $(grep -v '^WARNING' "$tmp/err" | head -3)"
+fi
+
 # stap's warning for each probe placed between line-table rows (RETs,
 # bodies) is folded into one line with the count (run-stderr.c); -v
 # passes each. The count must be the number -v shows, the addresses those

@@ -30,7 +30,9 @@
 #     -s -w build through its companion debug file, found by build id
 #     (newstack_sw: sizes, backtraces) and by name (swbuild: exact
 #     pairing), (c) entry/return
-#     pairing, (d) goroutine
+#     pairing (on tapsets made for pairing.stp: the entry alias records
+#     the call, one handler at the entry; the load job (e) on the plain
+#     tapsets, two), (d) goroutine
 #     ids, (e) a >= 30 s run under load, (f) the transcript of gostap run:
 #     sizes double, main.rec with main.go:LINE, the module from the cache;
 #     (h) `gostap run -x PID` on the demo in a mount namespace of its own
@@ -131,6 +133,15 @@ for v in $VERSIONS; do
     "$GOSTAP" gen "$share/bin/$f-$v" -o "$share/ts/$f-$v" "${globs[@]}" ||
       hard_error "gostap gen $f-$v failed"
   done
+  # (c) pairing.stp probes main.rec's entry and return: on tapsets made
+  # for it (gen --script, as gostap run makes them), the entry alias
+  # records the call itself, one handler at the entry; the load job keeps
+  # the plain tapsets, the pairing's own entry probe beside the alias.
+  "$GOSTAP" gen "$share/bin/grow-$v" -o "$share/ts/grow-$v-for-pairing" \
+    --script "$share/scripts/pairing.stp" "main.*" ||
+    hard_error "gostap gen --script pairing.stp grow-$v failed"
+  grep -q '^  _go_pair_entry\[goid, ' "$share/ts/grow-$v-for-pairing/go_funcs.stp" ||
+    hard_error "gostap gen --script pairing.stp: main.rec's entry alias records no call"
 done
 # (f) a -w build and a cgo build (Go $SPECIAL_VERSION): growW-V, cgo-V.
 for fv in "grow w growW" "cgo cgo cgo"; do
@@ -249,10 +260,12 @@ done
 [ "$LOAD_SECONDS" -gt 0 ] && jobs+=("load load grow $LOAD_VERSION")
 
 compile_one () {
-  local name=$1 script=$2 f=$3 v=$4 inc=()
+  local name=$1 script=$2 f=$3 v=$4 inc=() ts=$share/ts/$3-$4
   [ -n "${5:-}" ] && inc=(-I "$share/scripts/$5")
+  # tapsets generated for this script alone, where there are (gen --script)
+  [ -d "$ts-for-$script" ] && ts=$ts-for-$script
   "$e2e/run-guest.sh" compile "$image" "$share" "$name" "$share/scripts/$script.stp" \
-    -g -d "$share/bin/$f-$v" -I "$share/ts/$f-$v" -I "$share/tapsets" "${inc[@]}" \
+    -g -d "$share/bin/$f-$v" -I "$ts" -I "$share/tapsets" "${inc[@]}" \
     -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000 -DMAXSKIPPED=1000000
 }
 t0=$(now)
