@@ -90,7 +90,7 @@ run_cache_dir (const struct go_bin *b, const struct run_script *s)
   for (size_t i = 0; i < s->npatterns; i++)
     {
       h = fnv1a (h, s->patterns[i], strlen (s->patterns[i]) + 1);
-      h = fnv1a (h, &s->conditional[i], sizeof s->conditional[i]);
+      h = fnv1a (h, &s->uncertain[i], sizeof s->uncertain[i]);
     }
   h = fnv1a (h, &s->runtime_returns, sizeof s->runtime_returns);
   char *root = run_cache_root (), *dir = NULL;

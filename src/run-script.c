@@ -24,7 +24,7 @@ ident_char (char c)
 
 static int
 add_pattern (struct run_script *s, const char *p, size_t n, bool optional,
-             bool conditional)
+             bool uncertain)
 {
   char **nv = reallocarray (s->patterns, s->npatterns + 1, sizeof *nv);
   if (nv == NULL)
@@ -34,11 +34,11 @@ add_pattern (struct run_script *s, const char *p, size_t n, bool optional,
   if (nm == NULL)
     return -1;
   s->matched = nm;
-  bool *nc = reallocarray (s->conditional, s->npatterns + 1, sizeof *nc);
+  bool *nc = reallocarray (s->uncertain, s->npatterns + 1, sizeof *nc);
   if (nc == NULL)
     return -1;
-  s->conditional = nc;
-  s->conditional[s->npatterns] = conditional;
+  s->uncertain = nc;
+  s->uncertain[s->npatterns] = uncertain;
   if ((s->patterns[s->npatterns] = strndup (p, n)) == NULL)
     return -1;
   s->matched[s->npatterns] = optional;
@@ -93,10 +93,17 @@ run_read_script (struct run_script *s, const char *path,
     }
   if (s->text == NULL)
     return -1;
+  /* Where the scan is: inside how many preprocessor conditionals or macro
+     bodies (%( %)), in the probe points of a probe statement (between
+     `probe` and `{`), and after the `=` of an alias definition there.  */
+  int pp_depth = 0;
+  bool head = false, alias_def = false;
   for (const char *p = s->text; *p != '\0'; p++)
     {
-      /* Comments (//, #, C style) and string literals name no probe.  */
-      if ((p[0] == '/' && p[1] == '/') || p[0] == '#')
+      /* Comments (//, #, C style) and string literals name no probe;
+         $# and @# (the number of script arguments) are no comment.  */
+      if ((p[0] == '/' && p[1] == '/')
+          || (p[0] == '#' && (p == s->text || (p[-1] != '$' && p[-1] != '@'))))
         {
           p += strcspn (p, "\n");
           if (*p == '\0')
@@ -120,6 +127,25 @@ run_read_script (struct run_script *s, const char *path,
             break;
           continue;
         }
+      if (p[0] == '%' && (p[1] == '(' || p[1] == ')'))
+        {
+          pp_depth += p[1] == '(' ? 1 : pp_depth > 0 ? -1 : 0;
+          p++;
+          continue;
+        }
+      bool word_start = p == s->text || !ident_char (p[-1]);
+      if (word_start && strncmp (p, "probe", 5) == 0 && !ident_char (p[5]))
+        {
+          head = true;
+          alias_def = false;
+          p += 4;
+          continue;
+        }
+      if (p[0] == '{')
+        head = false;
+      if (head && p[0] == '=' && p[1] != '='
+          && (p == s->text || strchr ("=!<>", p[-1]) == NULL))
+        alias_def = true;       /* probe NAME = ... (or +=) */
       if (strncmp (p, "go.", 3) != 0
           || (p > s->text && (ident_char (p[-1]) || p[-1] == '.')))
         continue;
@@ -148,8 +174,9 @@ run_read_script (struct run_script *s, const char *path,
       if (*q == '?' || *q == '!')
         q += 1 + strspn (q + 1, " \t\n");
       q += strspn (q, " \t\n");
-      bool conditional = strncmp (q, "if", 2) == 0 && !ident_char (q[2]);
-      if (n > 8 && add_pattern (s, p, n, optional, conditional) != 0)
+      bool uncertain = (strncmp (q, "if", 2) == 0 && !ident_char (q[2]))
+        || !head || alias_def || pp_depth > 0;
+      if (n > 8 && add_pattern (s, p, n, optional, uncertain) != 0)
         {
           error (0, errno, "out of memory");
           return -1;
@@ -166,7 +193,7 @@ run_script_free (struct run_script *s)
     free (s->patterns[i]);
   free (s->patterns);
   free (s->matched);
-  free (s->conditional);
+  free (s->uncertain);
   free (s->text);
   memset (s, 0, sizeof *s);
 }
@@ -221,7 +248,7 @@ run_script_pairs (const struct run_script *s, const char *alias)
   snprintf (fr, sizeof fr, "%s.return", full);
   for (size_t i = 0; i < s->npatterns; i++)
     {
-      entry |= !s->conditional[i] && match_components (s->patterns[i], full);
+      entry |= !s->uncertain[i] && match_components (s->patterns[i], full);
       ret |= match_components (s->patterns[i], fr);
     }
   return entry && ret;

@@ -19,7 +19,10 @@ struct run_script
   char **patterns;        /* "go.func.main.*", "go.func.main.add.return" */
   bool *matched;          /* per pattern: optional (?, !) or seen to match
                              an alias (set by run_script_uses) */
-  bool *conditional;      /* per pattern: followed by `if (COND)` */
+  bool *uncertain;        /* per pattern: its probe may not run at every
+                             hit: it has a condition (`if (COND)`), sits
+                             in a preprocessor branch or macro (`%( %)`),
+                             or is the body of an alias definition */
   size_t npatterns;
   bool runtime_returns;   /* uses a static alias built on a return alias */
 };
@@ -70,7 +73,8 @@ void run_script_free (struct run_script *s);
 bool run_script_uses (const struct run_script *s, const char *alias,
                       bool *ret);
 /* Does the script use both the entry alias go.func.ALIAS, in a probe
-   without a condition (whose handler always runs), and its return alias?
+   whose handler surely runs at every call (no condition, no preprocessor
+   branch, not an alias definition), and its return alias?
    Then the entry alias can record the calls for the return alias
    (write_funcs).  */
 bool run_script_pairs (const struct run_script *s, const char *alias);

@@ -85,9 +85,11 @@ grep -rq 'go.func.main.rec =' "$tmp/cache/gostap" || fail "the cached tapsets la
 # derived; count those at main.rec's body address. A script using both
 # aliases gets one there (the entry alias records the call), through
 # gostap run and through gen --script with stap by hand; an entry probe
-# with a condition keeps the pairing's own probe beside it (two); the
-# return alias alone brings its pairing probe (one); the entry alias alone
-# brings no pairing at all (no _go_pair_entry global).
+# with a condition keeps the pairing's own probe beside it (two); so does
+# one in a preprocessor branch or an alias definition, which may not be
+# probed at all (then the pairing's probe is the one there); the return
+# alias alone brings its pairing probe (one); the entry alias alone brings
+# no pairing at all (no _go_pair_entry global).
 body=$("$GOSTAP" list --json "$tmp/demo" main.rec | python3 -c '
 import json, sys
 print([f["body"] for f in json.load(sys.stdin)["functions"] if f["name"] == "main.rec"][0])')
@@ -96,6 +98,8 @@ both='probe go.func.main.rec { printf("%d\n", n) }
 probe go.func.main.rec.return { printf("%d\n", go_latency_ns) }'
 for c in "both 1 $both" \
          "conditional 2 global on = 1 probe go.func.main.rec if (on) { printf(\"%d\n\", n) } probe go.func.main.rec.return { printf(\"%d\n\", go_latency_ns) }" \
+         "preprocessor-branch-not-taken 1 %( \$# > 0 %? probe go.func.main.rec { printf(\"%d\n\", n) } %) probe go.func.main.rec.return { printf(\"%d\n\", go_latency_ns) }" \
+         "unused-alias-definition 1 probe myrec = go.func.main.rec { } probe go.func.main.rec.return { printf(\"%d\n\", go_latency_ns) }" \
          "return-only 1 probe go.func.main.rec.return { printf(\"%d\n\", go_latency_ns) }" \
          "entry-only 1 probe go.func.main.rec { printf(\"%d\n\", n) }"; do
   read -r what want text <<< "$c"
