@@ -117,7 +117,8 @@ cmd_gen (int argc, char **argv)
           char *alias = func_probe_name (sel[i]);
           if (alias == NULL)
             goto out;
-          paired[i] = run_script_pairs (&script, alias);
+          bool returns;
+          run_script_uses (&script, alias, &returns, &paired[i]);
           free (alias);
         }
     }

@@ -255,8 +255,7 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
           char *alias = func_probe_name (f);
           if (alias == NULL)
             goto out;
-          bool u = run_script_uses (s, alias, &ret);
-          pairs = u && ret && run_script_pairs (s, alias);
+          bool u = run_script_uses (s, alias, &ret, &pairs);
           free (alias);
           use = use || u;
         }

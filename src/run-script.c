@@ -221,35 +221,24 @@ match_components (const char *pattern, const char *alias)
 }
 
 bool
-run_script_uses (const struct run_script *s, const char *alias, bool *ret)
-{
-  char full[1024];
-  bool any = false;
-  *ret = false;
-  snprintf (full, sizeof full, "go.func.%s", alias);
-  for (size_t i = 0; i < s->npatterns; i++)
-    {
-      if (match_components (s->patterns[i], full))
-        any = s->matched[i] = true;
-      char fr[1100];
-      snprintf (fr, sizeof fr, "%s.return", full);
-      if (match_components (s->patterns[i], fr))
-        any = *ret = s->matched[i] = true;
-    }
-  return any;
-}
-
-bool
-run_script_pairs (const struct run_script *s, const char *alias)
+run_script_uses (const struct run_script *s, const char *alias, bool *ret,
+                 bool *pairs)
 {
   char full[1024], fr[1100];
-  bool entry = false, ret = false;
+  bool any = false, sure_entry = false;
+  *ret = false;
   snprintf (full, sizeof full, "go.func.%s", alias);
   snprintf (fr, sizeof fr, "%s.return", full);
   for (size_t i = 0; i < s->npatterns; i++)
     {
-      entry |= !s->uncertain[i] && match_components (s->patterns[i], full);
-      ret |= match_components (s->patterns[i], fr);
+      if (match_components (s->patterns[i], full))
+        {
+          any = s->matched[i] = true;
+          sure_entry |= !s->uncertain[i];
+        }
+      if (match_components (s->patterns[i], fr))
+        any = *ret = s->matched[i] = true;
     }
-  return entry && ret;
+  *pairs = sure_entry && *ret;
+  return any;
 }

@@ -69,15 +69,13 @@ int run_read_script (struct run_script *s, const char *path,
                      const char *inline_text);
 void run_script_free (struct run_script *s);
 /* Does the script name the entry alias go.func.ALIAS (*RET false) or its
-   return alias (*RET true)?  Marks the patterns that matched.  */
-bool run_script_uses (const struct run_script *s, const char *alias,
-                      bool *ret);
-/* Does the script use both the entry alias go.func.ALIAS, in a probe
-   whose handler surely runs at every call (no condition, no preprocessor
-   branch, not an alias definition), and its return alias?
-   Then the entry alias can record the calls for the return alias
+   return alias (*RET true)?  Marks the patterns that matched.  *PAIRS:
+   it names both, the entry in a probe whose handler surely runs at every
+   call (no condition, no preprocessor branch, not an alias definition):
+   then the entry alias can record the calls for the return alias
    (write_funcs).  */
-bool run_script_pairs (const struct run_script *s, const char *alias);
+bool run_script_uses (const struct run_script *s, const char *alias,
+                      bool *ret, bool *pairs);
 /* Does the script record stacks (tapsets/go_stack.stp)?  */
 bool run_script_records_stacks (const struct run_script *s);
 /* run-stap.c: run stap (SARGV) as a child of gostap.  Its standard error

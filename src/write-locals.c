@@ -89,13 +89,14 @@ leaf_expr (FILE *f, const struct go_leaf *l, const char *reg,
          by flipping and subtracting the sign bit, here rather than
          through another function call at every hit.  */
       uint64_t mask = l->size < 8 ? (UINT64_C (1) << (l->size * 8)) - 1 : 0;
+      uint64_t sign = (mask >> 1) + 1;
       if (l->kind == K_BOOL)
         fprintf (f, "(_go_reg_%s() & 0xff) != 0", reg);
       else if (l->size >= 8)
         fprintf (f, "_go_reg_%s()", reg);
       else if (is_signed (l->kind))
         fprintf (f, "((_go_reg_%s() & %#" PRIx64 ") ^ %#" PRIx64 ") - %#"
-                 PRIx64, reg, mask, (mask >> 1) + 1, (mask >> 1) + 1);
+                 PRIx64, reg, mask, sign, sign);
       else
         fprintf (f, "_go_reg_%s() & %#" PRIx64, reg, mask);
       return;
