@@ -154,15 +154,13 @@ cmd_doctor (int argc, char **argv)
            : "need libdw 0.191+") : "need DWARF");
   line (dwarf && new_dw && !companion ? "ok" : "NO", "arguments, results",
         companion ? "need DWARF types (the .gopclntab has none)"
-        : dwarf ? (new_dw ? "from DWARF types and Go's ABI; floats "
-                 "are not readable by scripts" : "need libdw 0.191+")
+        : dwarf ? (new_dw ? "from DWARF types and Go's ABI, floats "
+                 "from the thread's float registers" : "need libdw 0.191+")
         : "need DWARF types");
-  line (b.arch == GO_ARCH_AMD64 ? "ok" : "NO", "Go stacks",
-        b.arch == GO_ARCH_AMD64
-        ? "go_stack(), go_sched_stack(): frame pointers, symbolized by "
+  line ("ok", "Go stacks",
+        "go_stack(), go_sched_stack(): frame pointers, symbolized by "
         "gostap run from the .gopclntab (function, file:line, inlined "
-        "calls), with or without DWARF"
-        : "x86-64 only for now");
+        "calls), with or without DWARF");
   bool frames = dwarf;
   if (!frames)
     line ("NO", "backtraces", "no .debug_frame (-w drops it)");

@@ -45,9 +45,19 @@
 #     requests the client made, positive latencies, the slow route the
 #     slowest, goroutine ids, the histograms and the slowest requests.
 #
+# With E2E_ARCH=arm64 (run-e2e-arm64.sh) the guest is Debian trixie's
+# arm64 port under qemu-system-aarch64, its modules cross-compiled in a
+# chroot of the amd64 trixie image (e2e/run-guest.sh compile,
+# E2E_CROSS_IMAGE), and the fixtures' GOARCH=arm64 builds:
+# checks (a) newstack, (b) values, (b''') DWARF target variables, (c)
+# pairing, (d) goroutine ids, (e) load, and the stacks fixture's default
+# builds. The rest is skipped there, each with its reason (check-e2e.py):
+# the jobs that build and run gostap in the image, the -w, -s -w, split,
+# cgo and http builds, which the fixtures have for amd64 only.
+#
 # Exit: 0 pass, 1 a check failed, 77 qemu cannot start here, 99 anything
 # else went wrong (no image, a module that does not compile, a hung guest).
-# Environment: E2E_SUITE (trixie), GOSTAP_TEST_CACHE (the cache root), E2E_LOAD_SECONDS (30; 0
+# Environment: E2E_SUITE (trixie), E2E_ARCH (amd64), GOSTAP_TEST_CACHE (the cache root), E2E_LOAD_SECONDS (30; 0
 # leaves out check e), E2E_SMP (the guest's CPUs, 2),
 # E2E_GUEST_TIMEOUT (1500 s), E2E_KEEP=1 keeps the work directory.
 . "$(dirname "$0")/test-subr.sh"
@@ -56,6 +66,15 @@ e2e=$testsuite/e2e
 [ "$(id -u)" = 0 ] || skip "the e2e test needs root (debootstrap, chroot, mounts)"
 
 VERSIONS="1.19 1.24 1.27"
+ARCH=${E2E_ARCH:-amd64}
+# DEF: the manifest's variant of the plain build for this architecture.
+case $ARCH in
+  amd64) DEF=default ;;
+  arm64) DEF=arm64 ;;
+  *) hard_error "E2E_ARCH '$ARCH' is not amd64 or arm64" ;;
+esac
+# amd64: whether this run has the jobs only amd64 builds have.
+amd64 () { [ "$ARCH" = amd64 ]; }
 LOAD_VERSION=1.24
 SPECIAL_VERSION=1.24
 SW_VERSION=1.27
@@ -83,6 +102,7 @@ gcpause 1.24 gcpause.stp
 blocking 1.24 blocking.stp
 args 1.24 args.stp
 "
+amd64 || GOSTAP_RUN_JOBS=
 GOSTAP_RUN_VERSIONS=$(awk 'NF { print $2 }' <<< "$GOSTAP_RUN_JOBS" | sort -u | tr '\n' ' ')
 LOAD_SECONDS=${E2E_LOAD_SECONDS:-30}
 if [ "${E2E_KEEP:-}" = 1 ]; then trap 'echo "work directory kept: $tmp" >&2' EXIT; fi
@@ -110,7 +130,13 @@ t_fixtures=$(elapsed "$t0" "$(now)")
 
 # --- image ----------------------------------------------------------------------
 t0=$(now)
-image=$("$e2e/build-image.sh") || hard_error "build-image.sh failed"
+image=$(E2E_ARCH=$ARCH "$e2e/build-image.sh") || hard_error "build-image.sh failed"
+if ! amd64; then
+  # the amd64 trixie image, whose cross compiler builds the arm64 modules
+  E2E_CROSS_IMAGE=$(E2E_ARCH=amd64 E2E_SUITE=trixie "$e2e/build-image.sh") ||
+    hard_error "build-image.sh (the amd64 image that cross-compiles) failed"
+  export E2E_CROSS_IMAGE
+fi
 t_image=$(elapsed "$t0" "$(now)")
 sed 's/^/image: /' "$image/info"
 
@@ -125,8 +151,8 @@ cp -r "$e2e/bt-fileline" "$e2e/bt-symbols" "$share/scripts/"
 mkdir -p "$share/tapsets" && mv "$share/scripts/"go_*.stp "$share/scripts/"go_*.stpm "$share/tapsets/"
 for v in $VERSIONS; do
   for f in abi grow; do
-    src=$(awk -v v="$v" -v f="$f" '$2 == v && $3 == "default" && $4 == f { print $1 }' <<< "$manifest")
-    [ -n "$src" ] || hard_error "no $f fixture for Go $v in the manifest"
+    src=$(awk -v v="$v" -v f="$f" -v d="$DEF" '$2 == v && $3 == d && $4 == f { print $1 }' <<< "$manifest")
+    [ -n "$src" ] || hard_error "no $DEF build of $f for Go $v in the manifest"
     cp "$src" "$share/bin/$f-$v"
     globs=("main.*")
     [ "$f" = grow ] && globs+=("runtime.mallocgc")
@@ -143,6 +169,7 @@ for v in $VERSIONS; do
   grep -q '^  _go_pair_entry\[goid, ' "$share/ts/grow-$v-for-pairing/go_funcs.stp" ||
     hard_error "gostap gen --script pairing.stp: main.rec's entry alias records no call"
 done
+if amd64; then
 # (f) a -w build and a cgo build (Go $SPECIAL_VERSION): growW-V, cgo-V.
 for fv in "grow w growW" "cgo cgo cgo"; do
   read -r f variant name <<< "$fv"
@@ -196,6 +223,7 @@ for b in growSW growSN; do
 done
 [ -f "$share/debug$share/bin/growSN-$SW_VERSION.debug" ] ||
   hard_error "gostap companion wrote no $share/debug$share/bin/growSN-$SW_VERSION.debug"
+fi # amd64
 # The stacks fixture (go_stack.stp): its default, -w and -s -w builds of
 # every release (stacks-V, stacksW-V, stacksSW-V), each probed at the
 # entry of every function where it records its own stack (the script from
@@ -205,8 +233,13 @@ done
 # -w one by name (its build id note removed: its Go build id differs from
 # the -s -w build's, so the two cannot share a companion).
 STACKS=
+STACK_BUILDS=("stacks default" "stacksSW sw" "stacksW w")
+amd64 || STACK_BUILDS=("stacks $DEF")
 for v in $VERSIONS; do
-  for nv in "stacks default" "stacksSW sw" "stacksW w"; do
+  # arm64 before Go 1.21: the fixture cannot walk its own stack (a
+  # goroutine's first frame has no valid frame pointer: run-symbolize.sh)
+  amd64 || [ "$(printf '%s\n1.21\n' "$v" | sort -V | head -1)" = 1.21 ] || continue
+  for nv in "${STACK_BUILDS[@]}"; do
     read -r n variant <<< "$nv"
     src=$(awk -v v="$v" -v w="$variant" '$2 == v && $3 == w && $4 == "stacks" { print $1 }' <<< "$manifest")
     [ -n "$src" ] || hard_error "no $variant build of stacks for Go $v in the manifest"
@@ -215,7 +248,7 @@ for v in $VERSIONS; do
     else
       cp "$src" "$share/bin/$n-$v"
     fi
-    if [ "$variant" != default ]; then
+    if [ "$variant" != "$DEF" ]; then
       "$GOSTAP" companion "$share/bin/$n-$v" -o "$share/debug" > /dev/null ||
         hard_error "gostap companion $n-$v failed"
     fi
@@ -248,11 +281,13 @@ for v in $VERSIONS; do
     jobs+=("newstack_${v/./_} newstack grow $v bt-fileline")
   fi
   jobs+=("values_${v/./_} values abi $v" "dwarfvars_${v/./_} dwarfvars abi $v" "pairing_${v/./_} pairing grow $v")
-  jobs+=("http_${v/./_} httplatency http $v")
+  amd64 && jobs+=("http_${v/./_} httplatency http $v")
 done
-jobs+=("wbuild wbuild growW $SPECIAL_VERSION" "cgo cgo cgo $SPECIAL_VERSION")
-jobs+=("values_split values abiS $SPECIAL_VERSION")
-jobs+=("newstack_sw newstack growSW $SW_VERSION bt-fileline" "swbuild swbuild growSN $SW_VERSION")
+if amd64; then
+  jobs+=("wbuild wbuild growW $SPECIAL_VERSION" "cgo cgo cgo $SPECIAL_VERSION")
+  jobs+=("values_split values abiS $SPECIAL_VERSION")
+  jobs+=("newstack_sw newstack growSW $SW_VERSION bt-fileline" "swbuild swbuild growSN $SW_VERSION")
+fi
 for nv in $STACKS; do
   n=${nv%-*} v=${nv##*-}
   jobs+=("st_${n}_${v/./_} st_${n}_${v/./_} $n $v")
@@ -303,6 +338,8 @@ gostap_run_args () {
   gr_args=(-c "$share/bin/demo-$v 3" -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000
            -DMAXSKIPPED=1000000 "${opts[@]}" "examples/$script" "${args[@]}")
 }
+t_gbuild=0 t_gcompile=0
+if amd64; then
 t0=$(now)
 builddir=$(cd "$(dirname "$GOSTAP")/.." && pwd)
 gr_prepare "$image" "$share" "$builddir" || hard_error "gostap does not build in the image"
@@ -432,6 +469,7 @@ container_args PID
       "$(sed -n 's/^kernel //p' "$image/info")" "${gr_args[@]:2}" ) \
   > "$share/mod/gostap_run_container.log" 2>&1 ||
   { tail -20 "$share/mod/gostap_run_container.log" >&2; hard_error "gostap run -p4 -x PID of the container fails in the image"; }
+fi # amd64
 # container_lines SHARE VERSION: its guest.sh lines. Outputs:
 # container.exe (readlink of /proc/PID/exe, and whether that path is a
 # file here), container.cmd, .transcript, .rc, .time, .ko-before/-after.
@@ -488,7 +526,7 @@ EOF
     echo "run dwarfvars_$u dwarfvars_$u 240 \"\$S/bin/abi-$v\""
     echo "run pairing_$u pairing_$u 240 \"\$S/bin/grow-$v\""
     # (the fixture serves and connects on the loopback, down at boot)
-    echo "ip link set lo up; run http_$u http_$u 240 \"\$S/bin/http-$v\""
+    amd64 && echo "ip link set lo up; run http_$u http_$u 240 \"\$S/bin/http-$v\""
   done
   while read -r name v script args; do
     [ -n "$name" ] || continue
@@ -496,6 +534,7 @@ EOF
     gostap_run_args "$name" "$v" "$script" $args
     gr_guest_lines "$share" "gostap_run_$name" 600 "${gr_args[@]}"
   done <<< "$GOSTAP_RUN_JOBS"
+  if amd64; then
   echo "\"\$S/bin/growW-$SPECIAL_VERSION\" > \"\$S/out/base_wbuild.prog\" 2>&1"
   echo "run wbuild wbuild 240 \"\$S/bin/growW-$SPECIAL_VERSION\""
   echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
@@ -503,12 +542,15 @@ EOF
   echo "run values_split values_split 240 \"\$S/bin/abiS-$SPECIAL_VERSION\""
   echo "run newstack_sw newstack_sw 240 \"\$S/bin/growSW-$SW_VERSION\""
   echo "run swbuild swbuild 240 \"\$S/bin/growSN-$SW_VERSION\""
+  fi
   for nv in $STACKS; do
     n=${nv%-*} v=${nv##*-}
     echo "run st_${n}_${v/./_} st_${n}_${v/./_} 240 \"\$S/bin/$nv\""
   done
-  container_lines "$share" "$CONTAINER_VERSION"
-  split_lines "$share" "$bid"
+  if amd64; then
+    container_lines "$share" "$CONTAINER_VERSION"
+    split_lines "$share" "$bid"
+  fi
   [ "$LOAD_SECONDS" -gt 0 ] && echo "run load load $((LOAD_SECONDS + 240)) \"\$S/scripts/load.sh\" \"\$S/bin/grow-$LOAD_VERSION\" $LOAD_SECONDS \"\$S/out/load.runs\""
   echo 'echo "guest: done"'
 } > "$share/guest.sh"
@@ -531,7 +573,8 @@ run_s=$(sed -n 's/^.*gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$s
 
 # --- checks ---------------------------------------------------------------------------
 st=0
-E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
+amd64 || SPECIAL_VERSION= SW_VERSION= CONTAINER_VERSION=
+E2E_ARCH=$ARCH E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
   E2E_STACKS="$STACKS" E2E_GO=$go_newest \

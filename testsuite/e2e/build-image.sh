@@ -9,33 +9,46 @@
 # numeric statement probes on Go binaries need: facts.md 2), kernel 6.12;
 # with E2E_SUITE=forky, Debian forky (testing): systemtap 5.6, kernel 7.2
 # when measured. A suite this machine's debootstrap has no script for
-# (forky on Debian 12) is bootstrapped with its script for sid.
+# (forky on Debian 12) is bootstrapped with its script for sid. With
+# E2E_ARCH=arm64 the guest is Debian's arm64 port of the suite (booted by
+# qemu-system-aarch64): debootstrap runs its programs through qemu user
+# emulation (e2e/binfmt-arm64.sh), and so does every chroot of it.
 # debootstrap --variant=minbase with the kernel, its matching headers,
 # systemtap and what kbuild needs; the mirror is read from this machine's
 # apt configuration at run time (debian-archive.sh), never written here.
 #
 # Two cached layers under ${GOSTAP_TEST_CACHE:-~/.cache/gostap-test}/e2e/:
-#   base-<suite>-<key>/root   the debootstrapped tree; <key> hashes the
-#                      suite and the package list (SUITE and PACKAGES below)
-#   image-<suite>-<key>/  root/ (the base tree customised: our init, the
+#   base-<tag>-<key>/root   the debootstrapped tree; <key> hashes the
+#                      suite, the package list (SUITE and PACKAGES below)
+#                      and the architecture when not amd64; <tag> is the
+#                      suite, then -arm64 for the arm64 port
+#   image-<tag>-<key>/  root/ (the base tree customised: our init, the
 #                      runtime patch when needed), disk.img (ext4 made with
-#                      mkfs.ext4 -d from root/), vmlinuz, initrd.img, info;
+#                      mkfs.ext4 -d from root/), vmlinuz, initrd.img, info
+#                      (suite, arch, kernel, stap);
 #                      <key> hashes this script, guest-init.sh, the runtime
 #                      patch and its script
 # Each is built under a temporary name and renamed, so a directory that
 # exists is whole; a changed recipe builds a new key and older keys of
-# the same suite are removed. root/ is kept beside disk.img: run-guest.sh compiles the test
+# the same tag are removed. root/ is kept beside disk.img: run-guest.sh compiles the test
 # modules natively in a chroot of it (same headers, same stap, same paths).
 #
 # Host tools (installed with apt-get when missing, as root): debootstrap,
-# e2fsprogs (mkfs.ext4 -d), qemu-system-x86 (for run-guest.sh).
+# e2fsprogs (mkfs.ext4 -d), qemu-system-x86 (for run-guest.sh); for arm64
+# qemu-system-arm and qemu-user-static.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../debian-archive.sh"
 
 SUITE=${E2E_SUITE:-trixie}
 case $SUITE in *[!a-z]*|'') echo "build-image.sh: E2E_SUITE '$SUITE' is no Debian suite name" >&2; exit 1 ;; esac
-PACKAGES=linux-image-amd64,linux-headers-amd64,systemtap,gcc,make,libc6-dev,elfutils,kmod,udev,procps
+ARCH=${E2E_ARCH:-amd64}
+case $ARCH in
+  amd64) TAG=$SUITE ;;
+  arm64) TAG=$SUITE-arm64 ;;
+  *) echo "build-image.sh: E2E_ARCH '$ARCH' is not amd64 or arm64" >&2; exit 1 ;;
+esac
+PACKAGES=linux-image-$ARCH,linux-headers-$ARCH,systemtap,gcc,make,libc6-dev,elfutils,kmod,udev,procps
 # Separate debuginfo served on the guest's loopback (run-e2e.sh,
 # values_dbgd): the server, the client library libdw loads, ip for lo.
 PACKAGES=$PACKAGES,debuginfod,libdebuginfod1t64,iproute2
@@ -46,6 +59,11 @@ PACKAGES=$PACKAGES,libelf-dev,libdw-dev,libcapstone-dev,libzydis-dev,libprotobuf
 # pivot_root (e2e/container-start.sh): util-linux's in trixie, in
 # util-linux-extra after it (forky).
 [ "$SUITE" = trixie ] || PACKAGES=$PACKAGES,util-linux-extra
+# The arm64 guest's modules are cross-compiled in a chroot of the amd64
+# trixie image (run-guest.sh compile, E2E_CROSS_IMAGE): its stap, runtime
+# and kbuild with Debian's cross compiler, against the arm64 image's
+# headers, whose Makefile names aarch64-linux-gnu-gcc-14.
+[ "$SUITE-$ARCH" = trixie-amd64 ] && PACKAGES=$PACKAGES,gcc-aarch64-linux-gnu
 DISK_SIZE=3G
 E2E=$CACHE/e2e
 
@@ -56,13 +74,20 @@ exec 3>&1 1>&2
 die () { echo "build-image.sh: $*" >&2; exit 1; }
 # unsuited base|image: the trees of the names before they carried a suite.
 unsuited () { find "$E2E" -maxdepth 1 -regextype posix-extended -regex ".*/$1-[0-9a-f]{16}"; }
+# older base|image: the trees of this tag (other keys).
+older () { find "$E2E" -maxdepth 1 -regextype posix-extended -regex ".*/$1-$TAG-[0-9a-f]{16}"; }
 log () { echo "build-image.sh: $*" >&2; }
 
 need_tools () {
   local missing=
   command -v debootstrap >/dev/null 2>&1 || missing="$missing debootstrap"
   command -v mkfs.ext4 >/dev/null 2>&1 || missing="$missing e2fsprogs"
-  command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$missing qemu-system-x86"
+  if [ "$ARCH" = arm64 ]; then
+    command -v qemu-system-aarch64 >/dev/null 2>&1 || missing="$missing qemu-system-arm"
+    [ -e /usr/lib/binfmt.d/qemu-aarch64.conf ] || missing="$missing qemu-user-static"
+  else
+    command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$missing qemu-system-x86"
+  fi
   [ -z "$missing" ] && return 0
   [ "$(id -u)" = 0 ] || die "missing host tools ($missing) and not root to install them"
   log "installing$missing"
@@ -77,15 +102,16 @@ need_tools () {
 mkdir -p "$E2E"
 [ "$(id -u)" = 0 ] || die "debootstrap and chroot need root"
 need_tools
+if [ "$ARCH" = arm64 ]; then "$here/binfmt-arm64.sh" || die "cannot run arm64 programs here (binfmt-arm64.sh)"; fi
 
-base_key=$(printf 'suite %s\npackages %s\nvariant minbase\n' "$SUITE" "$PACKAGES" |
-  sha256sum | cut -c1-16)
+base_key=$( { printf 'suite %s\npackages %s\nvariant minbase\n' "$SUITE" "$PACKAGES"
+  [ "$ARCH" = amd64 ] || echo "arch $ARCH"; } | sha256sum | cut -c1-16)
 image_key=$( { echo "base $base_key"; echo "disk $DISK_SIZE"
   for f in "$0" "$here/guest-init.sh" "$here/runtime-patch.sh" "$here"/*.patch; do
     echo "$(basename "$f") $(sha256sum < "$f")"
   done; } | sha256sum | cut -c1-16)
-base=$E2E/base-$SUITE-$base_key
-image=$E2E/image-$SUITE-$image_key
+base=$E2E/base-$TAG-$base_key
+image=$E2E/image-$TAG-$image_key
 # Trees built before the names carried the suite (trixie only): taken over.
 [ -d "$E2E/base-$base_key" ] && [ ! -d "$base" ] && mv "$E2E/base-$base_key" "$base"
 
@@ -99,11 +125,11 @@ fi
 if [ ! -d "$base/root" ]; then
   mirror=$(archive_mirror)
   tmpb=$(mktemp -d "$E2E/.tmp-base.XXXXXX")
-  log "debootstrap $SUITE (minbase + $PACKAGES); log in $tmpb/debootstrap.log"
+  log "debootstrap $SUITE $ARCH (minbase + $PACKAGES); log in $tmpb/debootstrap.log"
   t0=$(date +%s)
   script=
   [ -e "/usr/share/debootstrap/scripts/$SUITE" ] || script=/usr/share/debootstrap/scripts/sid
-  if ! timeout 1500 debootstrap --variant=minbase --include="$PACKAGES" \
+  if ! timeout 1500 debootstrap --arch="$ARCH" --variant=minbase --include="$PACKAGES" \
         "$SUITE" "$tmpb/root" "$mirror" $script >"$tmpb/debootstrap.log" 2>&1; then
     tail -40 "$tmpb/debootstrap.log" >&2
     [ -f "$tmpb/root/debootstrap/debootstrap.log" ] && tail -40 "$tmpb/root/debootstrap/debootstrap.log" >&2
@@ -116,7 +142,7 @@ if [ ! -d "$base/root" ]; then
   fi
   rm -rf "$tmpb/root/var/cache/apt/archives/"*.deb "$tmpb/root/var/lib/apt/lists/"*_Packages
   log "debootstrap took $(( $(date +%s) - t0 )) s"
-  rm -rf "$E2E/base-$SUITE-"* $(unsuited base)
+  rm -rf $(older base) $(unsuited base)
   mv "$tmpb" "$base"
 fi
 
@@ -131,7 +157,7 @@ mkdir -p "$r/share" "$r/root"
 echo gostap-e2e > "$r/etc/hostname"
 : > "$r/etc/fstab"
 
-# The kernel of the image (one, from linux-image-amd64).
+# The kernel of the image (one, from linux-image-$ARCH).
 kver=$(ls "$r/lib/modules" | sort -V | tail -1)
 [ -n "$kver" ] && [ -f "$r/boot/vmlinuz-$kver" ] || die "no kernel in the image"
 [ -f "$r/boot/initrd.img-$kver" ] || die "no initrd for $kver in the image"
@@ -148,12 +174,13 @@ stapv=$(chroot "$r" stap -V 2>&1 | head -1)
 timeout 600 mkfs.ext4 -q -F -L gostap-e2e -d "$r" "$tmpi/disk.img" "$DISK_SIZE" >&2 ||
   die "mkfs.ext4 -d failed"
 { echo "suite $SUITE"
+  echo "arch $ARCH"
   echo "kernel $kver"
   echo "stap $stapv"
   echo "built $(date -u +%FT%TZ)"
   cat "$tmpi/runtime-patch.log"; } > "$tmpi/info"
 log "customising and mkfs took $(( $(date +%s) - t0 )) s"
-rm -rf "$E2E/image-$SUITE-"* $(unsuited image)
+rm -rf $(older image) $(unsuited image)
 mv "$tmpi" "$image"
 trap - EXIT
 echo "$image" >&3
