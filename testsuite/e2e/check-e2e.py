@@ -930,7 +930,9 @@ def check_gostap_run(job):
         # The runtime's own growths (package init, span allocation) come
         # and go from run to run; the program's frames do not. So: the
         # main.* frames are the same, and every pc both runs saw
-        # (function + offset) has the same file:line in both.
+        # (function + offset) has the same file:line in both: the main.*
+        # ones and at least one of the runtime's (how many varies: 7 and
+        # 8 or more in runs of the same commit).
         mine, theirs = set(frames), set(go_frames(twin))
         main_m = {f for f in mine if f[0].startswith("main.")}
         main_t = {f for f in theirs if f[0].startswith("main.")}
@@ -938,7 +940,9 @@ def check_gostap_run(job):
         at_t = {(f[0], f[3]): f[1:3] for f in theirs if f[3] is not None}
         common = set(at_m) & set(at_t)
         differ = [(k, at_m[k], at_t[k]) for k in sorted(common) if at_m[k] != at_t[k]]
-        check(main_m and main_m == main_t and len(common) >= 8 and not differ,
+        common_rt = {k for k in common if not k[0].startswith("main.")}
+        check(main_m and main_m == main_t and common_rt and not differ
+              and {(f[0], f[3]) for f in main_m if f[3] is not None} <= common,
               f"{name}: the -s -w build's stacks show the default build's frames "
               f"(newstack_1_27): the same {len(main_m)} main.* frames, and the same "
               f"function and file:line at each of the {len(common)} pcs both runs saw",
