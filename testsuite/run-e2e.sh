@@ -75,6 +75,8 @@ case $ARCH in
 esac
 # amd64: whether this run has the jobs only amd64 builds have.
 amd64 () { [ "$ARCH" = amd64 ]; }
+# at_least V MIN: Go release V is MIN or later.
+at_least () { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" = "$2" ]; }
 LOAD_VERSION=1.24
 SPECIAL_VERSION=1.24
 SW_VERSION=1.27
@@ -238,7 +240,7 @@ amd64 || STACK_BUILDS=("stacks $DEF")
 for v in $VERSIONS; do
   # arm64 before Go 1.21: the fixture cannot walk its own stack (a
   # goroutine's first frame has no valid frame pointer: run-symbolize.sh)
-  amd64 || [ "$(printf '%s\n1.21\n' "$v" | sort -V | head -1)" = 1.21 ] || continue
+  amd64 || at_least "$v" 1.21 || continue
   for nv in "${STACK_BUILDS[@]}"; do
     read -r n variant <<< "$nv"
     src=$(awk -v v="$v" -v w="$variant" '$2 == v && $3 == w && $4 == "stacks" { print $1 }' <<< "$manifest")
@@ -272,7 +274,7 @@ done
 # newstack backtraces: with file:line where stap 5.1's runtime reads the
 # line tables (DWARF 4, Go < 1.25); symbols only for DWARF 5 (Go 1.25+),
 # plus a file:line module (newstackfl_*) that shows whether it still fails.
-dwarf5 () { [ "$(printf '%s\n1.25\n' "$1" | sort -V | head -1)" = 1.25 ]; }
+dwarf5 () { at_least "$1" 1.25; }
 jobs=()
 for v in $VERSIONS; do
   if dwarf5 "$v"; then

@@ -941,8 +941,7 @@ def check_gostap_run(job):
         common = set(at_m) & set(at_t)
         differ = [(k, at_m[k], at_t[k]) for k in sorted(common) if at_m[k] != at_t[k]]
         common_rt = {k for k in common if not k[0].startswith("main.")}
-        check(main_m and main_m == main_t and common_rt and not differ
-              and {(f[0], f[3]) for f in main_m if f[3] is not None} <= common,
+        check(main_m and main_m == main_t and common_rt and not differ,
               f"{name}: the -s -w build's stacks show the default build's frames "
               f"(newstack_1_27): the same {len(main_m)} main.* frames, and the same "
               f"function and file:line at each of the {len(common)} pcs both runs saw",
@@ -1357,8 +1356,9 @@ def check_cgo():
 amd64 = os.environ.get("E2E_ARCH", "amd64") == "amd64"
 ARM64_WHY = {
     "build": "the fixtures have this build (-w, -s -w, split, cgo, http, demo) for amd64 only",
-    "gostap": "gostap is not built in the arm64 image (its chroot runs under qemu user "
-              "emulation; the jobs that run gostap in the guest are amd64's)",
+    "gostap": "gostap run in the guest looks its modules up in the guest's stap cache, "
+              "which the cross-compiled modules do not fill, and the arm64 stap would "
+              "compile them under qemu user emulation (60-95 s each)",
 }
 
 
@@ -1401,8 +1401,8 @@ if sw_v:
     check_swbuild(sw_v)
 elif not amd64:
     arm64_skip("newstack_sw, swbuild", "build")
-    arm64_skip("stacksW, stacksSW", "build")
 if not amd64:
+    arm64_skip("stacksW, stacksSW", "build")
     for v in versions:
         if goversion_tuple(v) < (1, 21):
             skip(f"st_stacks_{v.replace('.', '_')}: not run on arm64: before Go 1.21 a "
@@ -1429,12 +1429,11 @@ for job in os.environ.get("E2E_GOSTAP_RUN", "").split():
         check_gostap_run(job)
     else:
         check_example(job)
-if not amd64:
-    arm64_skip("gostap_run_* (newstack and every example through gostap run)", "gostap")
 if amd64:
     check_wbuild()
     check_cgo()
 else:
+    arm64_skip("gostap_run_* (newstack and every example through gostap run)", "gostap")
     arm64_skip("wbuild, cgo", "build")
 if os.environ.get("E2E_CONTAINER_VERSION"):
     check_container(os.environ["E2E_CONTAINER_VERSION"])
