@@ -14,12 +14,15 @@
 # and, except cgo, with -ldflags=-B=0x<sha1 of fixture, Go version and
 # variant>: a GNU build id, as distributions build Go programs; default,
 # w and sw share theirs, so that the twins keep the same text; the cgo
-# variant gets the one gcc's linker writes):
+# variant gets the one gcc's linker writes; arm64, arm64w and arm64sw share
+# one too):
 #   default  CGO_ENABLED=0                              .symtab + DWARF
 #   w        CGO_ENABLED=0 -ldflags=-w                  .symtab, no DWARF
 #   sw       CGO_ENABLED=0 -ldflags='-s -w'             neither; same text as default
 #   pie      CGO_ENABLED=0 -buildmode=pie               position independent
 #   arm64    CGO_ENABLED=0 GOARCH=arm64                 cross-compiled, static
+#   arm64w   arm64 with -ldflags=-w                     (grow and stacks only)
+#   arm64sw  arm64 with -ldflags='-s -w'                (grow, stacks and demo)
 #   cgo      CGO_ENABLED=1 (cgo fixture only)           externally linked with gcc
 # -buildmode=pie needs no cgo on linux/amd64: Go 1.15 and later link PIEs
 # internally, and every toolchain of the matrix (1.19-1.27) builds the 'pie'
@@ -29,7 +32,8 @@
 # in the 'cgo' variant alone, and skipped (with a note on stderr) when there
 # is no C compiler. The http fixture (a net/http server and client, for
 # examples/httplatency.stp in the e2e test) is built in the default variant
-# only.
+# only; the -w and -s -w builds for arm64 are made of the grow and stacks
+# fixtures (and -s -w of the demo), for the arm64 e2e test's jobs on them.
 #
 # The binaries go to
 #   ${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}/fixtures/<key>/
@@ -60,7 +64,7 @@ cache_lock build-fixtures
 FIXTURES="abi grow stacks cgo demo http"
 # fixture_dir FIXTURE: its source directory; the demo program of the
 # examples is built too, for the CLI and end-to-end tests (default, and
-# -s -w for the newstack example on a release build).
+# -s -w for the newstack example on a release build; both for arm64 too).
 fixture_dir() {
   case $1 in
     demo) echo "$here/../examples/demo" ;;
@@ -98,8 +102,9 @@ command -v "${CC:-gcc}" >/dev/null 2>&1 || have_cc=no
 variants() {
   case $1 in
     cgo) [ "$have_cc" = yes ] && echo cgo || echo "build-fixtures.sh: no C compiler, cgo fixture skipped" >&2 ;;
-    demo) echo default sw ;;
+    demo) echo default sw arm64 arm64sw ;;
     http) echo default ;;
+    grow|stacks) echo default w sw pie arm64 arm64w arm64sw ;;
     *) echo default w sw pie arm64 ;;
   esac
 }
@@ -111,7 +116,7 @@ build() {
   local bin=$out/$fixture-$v-$variant goarch=amd64 cgo=0
   local -a flags=()
   local bid
-  case $variant in w|sw) bid=default ;; *) bid=$variant ;; esac
+  case $variant in w|sw) bid=default ;; arm64w|arm64sw) bid=arm64 ;; *) bid=$variant ;; esac
   bid="-B 0x$(printf '%s-%s-%s' "$fixture" "$v" "$bid" | sha1sum | cut -c1-40)"
   case $variant in
     default) flags=("-ldflags=$bid") ;;
@@ -119,6 +124,8 @@ build() {
     sw) flags=("-ldflags=-s -w $bid") ;;
     pie) flags=(-buildmode=pie "-ldflags=$bid") ;;
     arm64) goarch=arm64 flags=("-ldflags=$bid") ;;
+    arm64w) goarch=arm64 flags=("-ldflags=-w $bid") ;;
+    arm64sw) goarch=arm64 flags=("-ldflags=-s -w $bid") ;;
     cgo) cgo=1 ;;
     *) die "unknown variant $variant" ;;
   esac

@@ -50,10 +50,15 @@
 # chroot of the amd64 trixie image (e2e/run-guest.sh compile,
 # E2E_CROSS_IMAGE), and the fixtures' GOARCH=arm64 builds:
 # checks (a) newstack, (b) values, (b''') DWARF target variables, (c)
-# pairing, (d) goroutine ids, (e) load, and the stacks fixture's default
-# builds. The rest is skipped there, each with its reason (check-e2e.py):
-# the jobs that build and run gostap in the image, the -w, -s -w, split,
-# cgo and http builds, which the fixtures have for amd64 only.
+# pairing, (d) goroutine ids, (e) load, (a', c') the -s -w build through
+# its companion, the stacks fixture's default, -w and -s -w builds, and
+# the -w build; with E2E_ARM64_GOSTAP_RUN=1 (the long run) also (f) every
+# example once through gostap run, gostap built and its modules compiled
+# in a chroot of the arm64 image under qemu user emulation (60-95 s a
+# module). The rest is skipped there, each with its reason
+# (check-e2e.py): the split, cgo and http builds, which the fixtures have
+# for amd64 only, the container, and without the long run the jobs that
+# run gostap in the image.
 #
 # Exit: 0 pass, 1 a check failed, 77 qemu cannot start here, 99 anything
 # else went wrong (no image, a module that does not compile, a hung guest).
@@ -67,10 +72,11 @@ e2e=$testsuite/e2e
 
 VERSIONS="1.19 1.24 1.27"
 ARCH=${E2E_ARCH:-amd64}
-# DEF: the manifest's variant of the plain build for this architecture.
+# DEF, W, SW: the manifest's variants of the plain, -w and -s -w builds
+# for this architecture.
 case $ARCH in
-  amd64) DEF=default ;;
-  arm64) DEF=arm64 ;;
+  amd64) DEF=default W=w SW=sw ;;
+  arm64) DEF=arm64 W=arm64w SW=arm64sw ;;
   *) hard_error "E2E_ARCH '$ARCH' is not amd64 or arm64" ;;
 esac
 # amd64: whether this run has the jobs only amd64 builds have.
@@ -104,7 +110,15 @@ gcpause 1.24 gcpause.stp
 blocking 1.24 blocking.stp
 args 1.24 args.stp
 "
-amd64 || GOSTAP_RUN_JOBS=
+# arm64, in the long run only (E2E_ARM64_GOSTAP_RUN=1): every example
+# once. Each module is compiled there by the arm64 stap and gcc under qemu
+# user emulation (60-95 s; measured: gostap built in 82.5 s, the nine
+# compiled in 923.5 s), which no run of .ci/run has time for.
+ARM64_GOSTAP_RUN=${E2E_ARM64_GOSTAP_RUN:-0}
+if ! amd64; then
+  GOSTAP_RUN_JOBS=$(awk '$1 ~ /^(newstack_1_27|newstack_sw_demo|cpuprofile|offcpu|funclatency|goroutines|gcpause|blocking|args)$/' <<< "$GOSTAP_RUN_JOBS")
+  [ "$ARM64_GOSTAP_RUN" = 1 ] || GOSTAP_RUN_JOBS=
+fi
 GOSTAP_RUN_VERSIONS=$(awk 'NF { print $2 }' <<< "$GOSTAP_RUN_JOBS" | sort -u | tr '\n' ' ')
 LOAD_SECONDS=${E2E_LOAD_SECONDS:-30}
 if [ "${E2E_KEEP:-}" = 1 ]; then trap 'echo "work directory kept: $tmp" >&2' EXIT; fi
@@ -171,16 +185,18 @@ for v in $VERSIONS; do
   grep -q '^  _go_pair_entry\[goid, ' "$share/ts/grow-$v-for-pairing/go_funcs.stp" ||
     hard_error "gostap gen --script pairing.stp: main.rec's entry alias records no call"
 done
-if amd64; then
-# (f) a -w build and a cgo build (Go $SPECIAL_VERSION): growW-V, cgo-V.
-for fv in "grow w growW" "cgo cgo cgo"; do
+# (f) a -w build and a cgo build (Go $SPECIAL_VERSION): growW-V, cgo-V
+# (amd64).
+for fv in "grow $W growW" "cgo cgo cgo"; do
   read -r f variant name <<< "$fv"
+  amd64 || [ "$f" != cgo ] || continue
   src=$(awk -v v="$SPECIAL_VERSION" -v f="$f" -v w="$variant" '$2 == v && $3 == w && $4 == f { print $1 }' <<< "$manifest")
   [ -n "$src" ] || hard_error "no $variant build of $f for Go $SPECIAL_VERSION in the manifest"
   cp "$src" "$share/bin/$name-$SPECIAL_VERSION"
   "$GOSTAP" gen "$share/bin/$name-$SPECIAL_VERSION" -o "$share/ts/$name-$SPECIAL_VERSION" "main.*" ||
     hard_error "gostap gen $name-$SPECIAL_VERSION failed"
 done
+if amd64; then
 sed -i "s|@CGO_BIN@|$share/bin/cgo-$SPECIAL_VERSION|" "$share/scripts/cgo.stp"
 # (k) examples/httplatency.stp on the http fixture of each release (http-V),
 # with the aliases it uses: HTTP/2's writeHeader is net/http's up to Go
@@ -207,13 +223,16 @@ strip -s "$src" -o "$share/bin/abiS-$SPECIAL_VERSION"
 export SYSTEMTAP_DEBUGINFO_PATH=$share/debug
 "$GOSTAP" gen "$share/bin/abiS-$SPECIAL_VERSION" -o "$share/ts/abiS-$SPECIAL_VERSION" "main.*" ||
   hard_error "gostap gen abiS-$SPECIAL_VERSION (split debuginfo) failed"
+fi # amd64
+mkdir -p "$share/debug"
+export SYSTEMTAP_DEBUGINFO_PATH=$share/debug
 # A -s -w build (no DWARF, no .symtab anywhere), probed through the
 # companion debug file `gostap companion` makes from its .gopclntab, in the
 # same debug directory: growSW-V, the grow fixture of Go $SW_VERSION, found
 # by its GNU build id; growSN-V, the same without its build id note, found
 # by name (DIR/<its path>.debug: how stap 5.1 looks up a binary with
 # neither build id nor debuglink).
-src=$(awk -v v="$SW_VERSION" '$2 == v && $3 == "sw" && $4 == "grow" { print $1 }' <<< "$manifest")
+src=$(awk -v v="$SW_VERSION" -v w="$SW" '$2 == v && $3 == w && $4 == "grow" { print $1 }' <<< "$manifest")
 [ -n "$src" ] || hard_error "no -s -w build of grow for Go $SW_VERSION in the manifest"
 cp "$src" "$share/bin/growSW-$SW_VERSION"
 objcopy --remove-section .note.gnu.build-id "$src" "$share/bin/growSN-$SW_VERSION"
@@ -225,7 +244,6 @@ for b in growSW growSN; do
 done
 [ -f "$share/debug$share/bin/growSN-$SW_VERSION.debug" ] ||
   hard_error "gostap companion wrote no $share/debug$share/bin/growSN-$SW_VERSION.debug"
-fi # amd64
 # The stacks fixture (go_stack.stp): its default, -w and -s -w builds of
 # every release (stacks-V, stacksW-V, stacksSW-V), each probed at the
 # entry of every function where it records its own stack (the script from
@@ -235,8 +253,7 @@ fi # amd64
 # -w one by name (its build id note removed: its Go build id differs from
 # the -s -w build's, so the two cannot share a companion).
 STACKS=
-STACK_BUILDS=("stacks default" "stacksSW sw" "stacksW w")
-amd64 || STACK_BUILDS=("stacks $DEF")
+STACK_BUILDS=("stacks $DEF" "stacksSW $SW" "stacksW $W")
 for v in $VERSIONS; do
   # arm64 before Go 1.21: the fixture cannot walk its own stack (a
   # goroutine's first frame has no valid frame pointer: run-symbolize.sh)
@@ -245,7 +262,7 @@ for v in $VERSIONS; do
     read -r n variant <<< "$nv"
     src=$(awk -v v="$v" -v w="$variant" '$2 == v && $3 == w && $4 == "stacks" { print $1 }' <<< "$manifest")
     [ -n "$src" ] || hard_error "no $variant build of stacks for Go $v in the manifest"
-    if [ "$variant" = w ]; then
+    if [ "$variant" = "$W" ]; then
       objcopy --remove-section .note.gnu.build-id "$src" "$share/bin/$n-$v"
     else
       cp "$src" "$share/bin/$n-$v"
@@ -262,8 +279,8 @@ for v in $VERSIONS; do
   done
 done
 for vv in $GOSTAP_RUN_VERSIONS; do
-  v=${vv%-sw} variant=default
-  [ "$v" = "$vv" ] || variant=sw
+  v=${vv%-sw} variant=$DEF
+  [ "$v" = "$vv" ] || variant=$SW
   src=$(awk -v v="$v" -v w="$variant" '$2 == v && $3 == w && $4 == "demo" { print $1 }' <<< "$manifest")
   [ -n "$src" ] || hard_error "no $variant demo binary for Go $v in the manifest"
   cp "$src" "$share/bin/demo-$vv"
@@ -285,11 +302,9 @@ for v in $VERSIONS; do
   jobs+=("values_${v/./_} values abi $v" "dwarfvars_${v/./_} dwarfvars abi $v" "pairing_${v/./_} pairing grow $v")
   amd64 && jobs+=("http_${v/./_} httplatency http $v")
 done
-if amd64; then
-  jobs+=("wbuild wbuild growW $SPECIAL_VERSION" "cgo cgo cgo $SPECIAL_VERSION")
-  jobs+=("values_split values abiS $SPECIAL_VERSION")
-  jobs+=("newstack_sw newstack growSW $SW_VERSION bt-fileline" "swbuild swbuild growSN $SW_VERSION")
-fi
+jobs+=("wbuild wbuild growW $SPECIAL_VERSION")
+amd64 && jobs+=("cgo cgo cgo $SPECIAL_VERSION" "values_split values abiS $SPECIAL_VERSION")
+jobs+=("newstack_sw newstack growSW $SW_VERSION bt-fileline" "swbuild swbuild growSN $SW_VERSION")
 for nv in $STACKS; do
   n=${nv%-*} v=${nv##*-}
   jobs+=("st_${n}_${v/./_} st_${n}_${v/./_} $n $v")
@@ -341,7 +356,7 @@ gostap_run_args () {
            -DMAXSKIPPED=1000000 "${opts[@]}" "examples/$script" "${args[@]}")
 }
 t_gbuild=0 t_gcompile=0
-if amd64; then
+if [ -n "$GOSTAP_RUN_JOBS" ]; then
 t0=$(now)
 builddir=$(cd "$(dirname "$GOSTAP")/.." && pwd)
 gr_prepare "$image" "$share" "$builddir" || hard_error "gostap does not build in the image"
@@ -355,6 +370,25 @@ while read -r name v script args; do
     hard_error "gostap run -p4 $script (Go $v) fails in the image"
 done <<< "$GOSTAP_RUN_JOBS"
 t_gcompile=$(elapsed "$t0" "$(now)")
+fi
+
+# What gostap does not promise for the cgo build: refused by the image's
+# gostap, against its stap, with one line (checked by check-e2e.py).
+refusal () {
+  local name=$1 bin=$2 st=0
+  shift 2
+  ( cd "$share" && "$e2e/run-guest.sh" chroot "$image" "$share" env $(gr_env "$share") \
+      gostap run -p2 -r "$(sed -n 's/^kernel //p' "$image/info")" -t "$share/bin/$bin" \
+      -e "$*" ) >"$share/out/$name.refusal" 2>&1 || st=$?
+  echo "$st" > "$share/out/$name.refusal-rc"
+}
+# The -w build: gostap run writes its companion debug file into the
+# chroot's cache, and return probes pass -p2 (check-e2e.py: exit 0); where
+# gostap is built in the image.
+[ -z "$GOSTAP_RUN_JOBS" ] || refusal wbuild "growW-$SPECIAL_VERSION" 'probe go.func.main.rec.return { println(go_latency_ns) }'
+
+if amd64; then
+refusal cgo "cgo-$SPECIAL_VERSION" 'probe go.func.cmul { println(1) }'
 
 # The split build (abiS) through `gostap run` in the guest, its debug file
 # found where distributions put it: under the guest's /usr/lib/debug
@@ -425,20 +459,6 @@ while True:
 EOF
 }
 
-# What gostap does not promise for the cgo build: refused by the image's
-# gostap, against its stap, with one line (checked by check-e2e.py).
-refusal () {
-  local name=$1 bin=$2 st=0
-  shift 2
-  ( cd "$share" && "$e2e/run-guest.sh" chroot "$image" "$share" env $(gr_env "$share") \
-      gostap run -p2 -r "$(sed -n 's/^kernel //p' "$image/info")" -t "$share/bin/$bin" \
-      -e "$*" ) >"$share/out/$name.refusal" 2>&1 || st=$?
-  echo "$st" > "$share/out/$name.refusal-rc"
-}
-# The -w build: gostap run writes its companion debug file into the
-# chroot's cache, and return probes pass -p2 (check-e2e.py: exit 0).
-refusal wbuild "growW-$SPECIAL_VERSION" 'probe go.func.main.rec.return { println(go_latency_ns) }'
-refusal cgo "cgo-$SPECIAL_VERSION" 'probe go.func.cmul { println(1) }'
 
 # The container job: the demo as a container runtime runs it, in a mount
 # namespace of its own whose root is a tmpfs (e2e/container-start.sh): its
@@ -536,15 +556,15 @@ EOF
     gostap_run_args "$name" "$v" "$script" $args
     gr_guest_lines "$share" "gostap_run_$name" 600 "${gr_args[@]}"
   done <<< "$GOSTAP_RUN_JOBS"
-  if amd64; then
   echo "\"\$S/bin/growW-$SPECIAL_VERSION\" > \"\$S/out/base_wbuild.prog\" 2>&1"
   echo "run wbuild wbuild 240 \"\$S/bin/growW-$SPECIAL_VERSION\""
+  if amd64; then
   echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
   echo "\"\$S/bin/abiS-$SPECIAL_VERSION\" > \"\$S/out/base_abi_split.prog\" 2>&1; echo \$? > \"\$S/out/base_abi_split.rc\""
   echo "run values_split values_split 240 \"\$S/bin/abiS-$SPECIAL_VERSION\""
+  fi
   echo "run newstack_sw newstack_sw 240 \"\$S/bin/growSW-$SW_VERSION\""
   echo "run swbuild swbuild 240 \"\$S/bin/growSN-$SW_VERSION\""
-  fi
   for nv in $STACKS; do
     n=${nv%-*} v=${nv##*-}
     echo "run st_${n}_${v/./_} st_${n}_${v/./_} 240 \"\$S/bin/$nv\""
@@ -575,8 +595,8 @@ run_s=$(sed -n 's/^.*gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$s
 
 # --- checks ---------------------------------------------------------------------------
 st=0
-amd64 || SPECIAL_VERSION= SW_VERSION= CONTAINER_VERSION=
-E2E_ARCH=$ARCH E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
+amd64 || SPECIAL_VERSION= CONTAINER_VERSION=
+E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
   E2E_STACKS="$STACKS" E2E_GO=$go_newest \

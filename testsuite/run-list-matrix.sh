@@ -7,9 +7,11 @@
 # build-fixtures.sh with every Go toolchain of go-toolchains.sh's matrix, in
 # the variants default, w (-ldflags=-w), sw (-ldflags='-s -w'), pie
 # (-buildmode=pie), arm64 (GOARCH=arm64) and, for the cgo fixture, cgo
-# (CGO_ENABLED=1, externally linked). The w and sw builds are checked against
-# their unstripped twin, the default build of the same fixture and toolchain:
-# -w and -s change no code, so the function tables must be identical.
+# (CGO_ENABLED=1, externally linked), and arm64w and arm64sw (grow and
+# stacks). The w and sw builds are checked against their unstripped twin,
+# the default build of the same fixture and toolchain (arm64w and arm64sw:
+# the arm64 build): -w and -s change no code, so the function tables must
+# be identical.
 #
 # Environment: GOSTAP (the program under test; the Makefile sets it),
 # GOSTAP_GO_VERSIONS (restrict the toolchains, e.g. "1.22 1.27"),
@@ -42,10 +44,10 @@ if ! command -v aarch64-linux-gnu-objdump >/dev/null &&
   echo "# no objdump for aarch64 (binutils-aarch64-linux-gnu): arm64 binaries not checked"
 fi
 
-# default builds, the twins of w and sw.
+# default (and arm64) builds, the twins of w and sw (arm64w and arm64sw).
 declare -A default_of
 while read -r path v variant fixture goarch; do
-  [ "$variant" = default ] && default_of[$fixture-$v]=$path
+  case $variant in default|arm64) default_of[$fixture-$v-$goarch]=$path ;; esac
 done < "$tmp/manifest"
 
 # Check the binaries, as many at a time as there are CPUs; each writes its
@@ -60,7 +62,8 @@ while read -r path v variant fixture goarch; do
   fi
   twin=()
   case $variant in
-    w|sw) [ -n "${default_of[$fixture-$v]:-}" ] && twin=("${default_of[$fixture-$v]}") ;;
+    w|sw|arm64w|arm64sw)
+      [ -n "${default_of[$fixture-$v-$goarch]:-}" ] && twin=("${default_of[$fixture-$v-$goarch]}") ;;
   esac
   while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
   ( rc=0

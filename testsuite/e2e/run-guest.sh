@@ -33,7 +33,8 @@
 #       has the sizes of directories (runtime/linux: 12288 bytes in root/,
 #       where the runtime patch rewrote files, 8192 on the disk mkfs.ext4 -d
 #       made), and a module compiled here must be the one the guest looks
-#       up. Time limit: $E2E_CHROOT_TIMEOUT (900 s).
+#       up. Time limit: $E2E_CHROOT_TIMEOUT (900 s; 1800 s for an arm64
+#       image, whose programs run under qemu user emulation).
 #
 #   run-guest.sh boot IMAGE SHARE TIMEOUT
 #       Boot the guest (qemu TCG, vm.md) with SHARE as its 9p share; its
@@ -136,7 +137,9 @@ chroot)
   st=0
   # The loop device is released with the mount (autoclear), when the
   # private mount namespace ends.
-  timeout -k 10 "${E2E_CHROOT_TIMEOUT:-900}" unshare -m --propagation private \
+  limit=${E2E_CHROOT_TIMEOUT:-900}
+  [ "$(arch_of "$image")" = amd64 ] || limit=${E2E_CHROOT_TIMEOUT:-1800}
+  timeout -k 10 "$limit" unshare -m --propagation private \
     /bin/sh -euc '
       disk=$1 root=$2 share=$3 dir=$4
       shift 4
