@@ -196,6 +196,10 @@ for fv in "grow $W growW" "cgo cgo cgo"; do
   "$GOSTAP" gen "$share/bin/$name-$SPECIAL_VERSION" -o "$share/ts/$name-$SPECIAL_VERSION" "main.*" ||
     hard_error "gostap gen $name-$SPECIAL_VERSION failed"
 done
+# Separate debug files (split build, companions) go to SHARE/debug, where
+# gostap here and stap in the chroot look (SYSTEMTAP_DEBUGINFO_PATH).
+mkdir -p "$share/debug"
+export SYSTEMTAP_DEBUGINFO_PATH=$share/debug
 if amd64; then
 sed -i "s|@CGO_BIN@|$share/bin/cgo-$SPECIAL_VERSION|" "$share/scripts/cgo.stp"
 # (k) examples/httplatency.stp on the http fixture of each release (http-V),
@@ -220,12 +224,9 @@ bid=$(readelf -n "$src" | awk '/Build ID:/ { print $3; exit }')
 mkdir -p "$share/debug/.build-id/${bid:0:2}"
 objcopy --only-keep-debug "$src" "$share/debug/.build-id/${bid:0:2}/${bid:2}.debug"
 strip -s "$src" -o "$share/bin/abiS-$SPECIAL_VERSION"
-export SYSTEMTAP_DEBUGINFO_PATH=$share/debug
 "$GOSTAP" gen "$share/bin/abiS-$SPECIAL_VERSION" -o "$share/ts/abiS-$SPECIAL_VERSION" "main.*" ||
   hard_error "gostap gen abiS-$SPECIAL_VERSION (split debuginfo) failed"
 fi # amd64
-mkdir -p "$share/debug"
-export SYSTEMTAP_DEBUGINFO_PATH=$share/debug
 # A -s -w build (no DWARF, no .symtab anywhere), probed through the
 # companion debug file `gostap companion` makes from its .gopclntab, in the
 # same debug directory: growSW-V, the grow fixture of Go $SW_VERSION, found
