@@ -1307,11 +1307,20 @@ def check_container(v):
         fail(f"{name}: no CTRPAIR line in {tr[-300:]!r}")
         return
     e, r, p, u, o = map(int, m.groups())
-    check(e >= 20 and o == 0 and r == p + u and u <= 4 and e - 4 <= p <= e,
+    # The run allows skipped probes (-DMAXTRYLOCK, -DMAXSKIPPED: a handler
+    # that waits too long for the globals' lock under TCG is dropped, and
+    # stap's end-of-run warning counts it). Each skip can leave one entry
+    # without its return or one return without its entry, never more.
+    sk = sum(int(n) for n in re.findall(r"skipped probes: (\d+)", tr))
+    check(e >= 20 and o == 0 and r == p + u and u <= 4 + sk and e - 4 - sk <= p <= e,
           f"{name}: main.handle in the container's process: {e} entries, {r} returns, "
           f"{p} of them paired with an entry, {u} unpaired (in flight when stap "
-          f"attached, at most one per worker), {e - p} entries in flight at the end; "
-          f"{o} hits in other processes")
+          f"attached, at most one per worker), {e - p} entries in flight at the end "
+          f"(at most one per worker), {sk} probes stap skipped; "
+          f"{o} hits in other processes",
+          "stap's warnings other than its address and unwind-data ones: " + " | ".join(
+              l for l in tr.splitlines() if l.startswith("WARNING")
+              and "does not match" not in l and "missing unwind" not in l)[-300:])
     src = os.environ.get("E2E_DEMO_SRC")
     line = None
     if src and os.path.exists(src):
