@@ -4,7 +4,13 @@
 # (testsuite/e2e: Debian trixie, stap 5.1, kernel 6.12; this machine's kernel
 # loads no modules).
 #
-#   bench/probe-cost.sh [--runs N] [--calls N] [--gostap PROG] [--keep]
+#   bench/probe-cost.sh [--runs N] [--calls N] [--arch amd64|arm64] [--gostap PROG] [--keep]
+#
+# --arch arm64: the program built for arm64, the arm64 guest of
+# run-e2e-arm64.sh (qemu-system-aarch64, Debian trixie's arm64 port), its
+# modules cross-compiled in a chroot of the amd64 image (run-guest.sh
+# compile, E2E_CROSS_IMAGE); the bare probes read x0 and sp for rax and
+# rsp. The table goes to $BENCH_CACHE/probe-cost-arm64.md.
 #
 # 1. bench/probe-cost/main.go built with Go 1.24 (testsuite/go-toolchains.sh,
 #    GOPATH mode as testsuite/build-fixtures.sh builds): main.hot, a small
@@ -61,11 +67,12 @@ CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
 BENCH_CACHE=${BENCH_CACHE:-$CACHE/bench}
 export GOSTAP_TEST_CACHE=$CACHE
 
-runs=9 calls=50000 gostap='' keep=''
+runs=9 calls=50000 gostap='' keep='' arch=amd64
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --calls) calls=$2; shift 2 ;;
+    --arch) arch=$2; shift 2 ;;
     --gostap) gostap=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     -h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
@@ -73,6 +80,13 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $runs$calls in *[!0-9]*) echo "probe-cost.sh: --runs and --calls take numbers" >&2; exit 64 ;; esac
+# The registers of Go's first integer argument and of the stack pointer,
+# by stap's names; the qemu of the guest.
+case $arch in
+  amd64) ra=rax rsp=rsp qemu_sys=qemu-system-x86_64 suffix= ;;
+  arm64) ra=x0 rsp=sp qemu_sys=qemu-system-aarch64 suffix=-arm64 ;;
+  *) echo "probe-cost.sh: --arch takes amd64 or arm64" >&2; exit 64 ;;
+esac
 
 die () { echo "probe-cost.sh: $*" >&2; exit 1; }
 skip () { echo "probe-cost.sh: SKIP: $*" >&2; exit 77; }
@@ -81,6 +95,9 @@ now () { date +%s.%N; }
 elapsed () { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 [ "$(id -u)" = 0 ] || skip "the guest image and its chroot need root"
+if [ "$arch" = arm64 ]; then
+  "$e2e/binfmt-arm64.sh" || skip "this machine cannot run arm64 programs (binfmt-arm64.sh)"
+fi
 for t in python3 git autoreconf unshare; do
   command -v $t >/dev/null || die "needs $t"
 done
@@ -116,14 +133,20 @@ bin=$share/bin/probe-cost
 ( cd "$here/probe-cost" &&
   env GOROOT="$goroot" GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache" \
     GOENV=off GOFLAGS= GO111MODULE=off GOTOOLCHAIN=local GOPROXY=off \
-    GOOS=linux GOARCH=amd64 CGO_ENABLED=0 "$goroot/bin/go" build -o "$bin" . ) ||
+    GOOS=linux GOARCH="$arch" CGO_ENABLED=0 "$goroot/bin/go" build -o "$bin" . ) ||
   die "go build of bench/probe-cost failed"
 "$bin" 1000 | grep -q '^PROBECOST calls=1000 ' || die "$bin does not run here"
 t_build=$(elapsed "$t0" "$(now)")
 
 # --- the image (cached; built once, about 3 minutes) ----------------------------------
 t0=$(now)
-image=$("$e2e/build-image.sh") || die "build-image.sh failed"
+image=$(E2E_ARCH=$arch "$e2e/build-image.sh") || die "build-image.sh failed"
+if [ "$arch" = arm64 ]; then
+  # the amd64 trixie image, whose cross compiler builds the arm64 modules
+  E2E_CROSS_IMAGE=$(E2E_ARCH=amd64 E2E_SUITE=trixie "$e2e/build-image.sh") ||
+    die "build-image.sh (the amd64 image that cross-compiles) failed"
+  export E2E_CROSS_IMAGE
+fi
 t_image=$(elapsed "$t0" "$(now)")
 
 # --- addresses and tapsets -----------------------------------------------------------
@@ -150,11 +173,11 @@ cp "$top/tapsets/"*.stp "$share/tapsets/"
 ret_points=$(tr ',' '\n' <<< "$rets" | sed "s|.*|process(\"$bin\").statement(&)|" | paste -sd, -)
 S=$share/scripts
 cat > "$S/bare_fn.stp" <<EOF
-probe process("$bin").function("main.hot") { if (register("rax") < 0) printf("NEGATIVE a\n") }
+probe process("$bin").function("main.hot") { if (register("$ra") < 0) printf("NEGATIVE a\n") }
 EOF
 cat > "$S/bare_ret.stp" <<EOF
-probe process("$bin").statement($body) { if (register("rax") < 0) printf("NEGATIVE a\n") }
-probe $ret_points { if (register("rax") < 0) printf("NEGATIVE r0\n") }
+probe process("$bin").statement($body) { if (register("$ra") < 0) printf("NEGATIVE a\n") }
+probe $ret_points { if (register("$ra") < 0) printf("NEGATIVE r0\n") }
 EOF
 cat > "$S/go_entry.stp" <<'EOF'
 probe go.func.main.hot { if (a < 0) printf("NEGATIVE a\n") }
@@ -176,18 +199,18 @@ EOF
 # (same key, same wrapping map), in the one entry handler.
 cat > "$S/hand_reads.stp" <<EOF
 probe process("$bin").statement($body) {
-  if (go_goid() + go_stack_hi() - register("rsp") + gettimeofday_ns() < 0) printf("NEGATIVE\n")
+  if (go_goid() + go_stack_hi() - register("$rsp") + gettimeofday_ns() < 0) printf("NEGATIVE\n")
 }
 probe $ret_points {
-  if (go_goid() + go_stack_hi() - register("rsp") + gettimeofday_ns() < 0) printf("NEGATIVE\n")
+  if (go_goid() + go_stack_hi() - register("$rsp") + gettimeofday_ns() < 0) printf("NEGATIVE\n")
 }
 EOF
 hand_pair='global m%[65536]
 probe process("'$bin'").statement('$body') {
-  m[go_goid(), go_stack_hi() - register("rsp")] = gettimeofday_ns()@ENTRY@
+  m[go_goid(), go_stack_hi() - register("'$rsp'")] = gettimeofday_ns()@ENTRY@
 }
 probe '$ret_points' {
-  g = go_goid(); d = go_stack_hi() - register("rsp"); t = 0
+  g = go_goid(); d = go_stack_hi() - register("'$rsp'"); t = 0
   if ([g, d] in m) { t = m[g, d]; delete m[g, d] }
   @RET@
 }'
@@ -224,8 +247,8 @@ $end
 EOF
 cat > "$S/c_hand_reads.stp" <<EOF
 global e, r, u
-probe process("$bin").statement($body) { e++; if (go_goid() + go_stack_hi() - register("rsp") + gettimeofday_ns() < 0) u++ }
-probe $ret_points { r++; if (go_goid() + go_stack_hi() - register("rsp") + gettimeofday_ns() < 0) u++ }
+probe process("$bin").statement($body) { e++; if (go_goid() + go_stack_hi() - register("$rsp") + gettimeofday_ns() < 0) u++ }
+probe $ret_points { r++; if (go_goid() + go_stack_hi() - register("$rsp") + gettimeofday_ns() < 0) u++ }
 $end
 EOF
 { echo 'global e, r, u'
@@ -351,12 +374,12 @@ case $st in
 esac
 boot_s=$(sed -n 's/^gostap-init: share mounted.* at \([0-9.]*\) .*/\1/p' "$share/console.log")
 run_s=$(sed -n 's/^gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$share/console.log")
-qemu=$(qemu-system-x86_64 --version | head -1)
+qemu=$("$qemu_sys" --version | head -1)
 
 # --- the table ------------------------------------------------------------------------------
-out=$BENCH_CACHE/probe-cost.md
+out=$BENCH_CACHE/probe-cost$suffix.md
 python3 "$here/probe-cost/report.py" --out-dir "$share/out" --runs "$runs" --calls "$calls" \
-  --variants "base $VARIANTS" --body "$body" --rets "$rets" \
+  --variants "base $VARIANTS" --body "$body" --rets "$rets" --arch "$arch" \
   --go-version "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["go_version"])' "$share/list.json")" \
   --qemu "$qemu" --smp "${E2E_SMP:-2}" --tcg-thread "${E2E_TCG_THREAD:-single}" \
   --commit "$(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- src tapsets 2>/dev/null || echo ' (src/ or tapsets/ modified)')" \

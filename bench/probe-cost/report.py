@@ -70,6 +70,7 @@ def main():
     ap.add_argument("--body", required=True)
     ap.add_argument("--rets", required=True)
     ap.add_argument("--go-version", default="?")
+    ap.add_argument("--arch", default="amd64")
     ap.add_argument("--qemu", default="?")
     ap.add_argument("--smp", default="?")
     ap.add_argument("--tcg-thread", default="?")
@@ -175,6 +176,11 @@ def main():
             return "**" + txt + "**"
         return txt + " ok"
 
+    if a.arch == "arm64":
+        # the bare probes read Go's first argument and SP by arm64's names
+        for v in VARIANTS:
+            label, hits, what = VARIANTS[v]
+            VARIANTS[v] = (label, hits, what.replace('"rax"', '"x0"').replace('"rsp"', '"sp"'))
     info = {}
     for line in (read("guest.info") or "").splitlines():
         k, _, val = line.partition(" ")
@@ -182,7 +188,7 @@ def main():
 
     o = []
     w = o.append
-    w("Guest: qemu TCG (%s, thread=%s), -smp %s (%s vCPUs seen), -cpu max (%s), clocksource %s, "
+    w("Guest (" + a.arch + "): qemu TCG (%s, thread=%s), -smp %s (%s vCPUs seen), -cpu max (%s), clocksource %s, "
       "%s MB; kernel %s; %s. Go %s. Commit %s."
       % (a.qemu, a.tcg_thread, a.smp, info.get("cpus", "?"), info.get("cpu", "?"),
          info.get("clocksource", "?"),
