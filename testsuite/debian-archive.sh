@@ -7,6 +7,13 @@
 #   CACHE=...; . debian-archive.sh
 #   archive_setup SUITE...          # private sources.list + apt-get update
 #   archive_fetch DIR PACKAGE...    # apt-get download + dpkg-deb -x into DIR
+#   archive_apt_cache ARG...        # apt-cache on the private state (inside
+#                                   # archive_locked)
+#
+# APT is the private state ($CACHE/apt); a script that needs its own sets
+# APT to another directory after sourcing this (run-kbuild.sh: one a
+# suite). ARCHIVE_EXTRA_ARCH, set before the calls: one more architecture
+# whose packages the state lists (PACKAGE:ARCH).
 #
 # Tests run in parallel (make check -j) and share the cache: each of the two
 # calls holds the lock $CACHE/.apt.lock while it uses the private apt state
@@ -49,12 +56,19 @@ archive_mirror () {
   echo "${uri%/}/"
 }
 
-archive_apt () {
-  apt-get -q -o Dir::Etc::SourceList="$APT/sources.list" \
+# archive_apt, archive_apt_cache: apt-get and apt-cache on the state $APT
+# names (a caller may set another APT between calls).
+archive_apt () { archive_with apt-get -q "$@"; }
+archive_apt_cache () { archive_with apt-cache "$@"; }
+archive_with () {
+  local cmd=$1
+  shift
+  "$cmd" -o Dir::Etc::SourceList="$APT/sources.list" \
     -o Dir::Etc::SourceParts=/nonexistent \
     -o Dir::State="$APT/state" -o Dir::Cache="$APT/cache" \
     -o Dir::State::Status="$APT/state/status" \
-    -o APT::Get::List-Cleanup=0 "$@"
+    -o APT::Get::List-Cleanup=0 \
+    ${ARCHIVE_EXTRA_ARCH:+-o "APT::Architectures::=$ARCHIVE_EXTRA_ARCH"} "$@"
 }
 
 # archive_setup SUITE...: lists for these suites (plus any already set up),
