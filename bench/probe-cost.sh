@@ -142,9 +142,7 @@ t_build=$(elapsed "$t0" "$(now)")
 t0=$(now)
 image=$(E2E_ARCH=$arch "$e2e/build-image.sh") || die "build-image.sh failed"
 if [ "$arch" = arm64 ]; then
-  # the amd64 trixie image, whose cross compiler builds the arm64 modules
-  E2E_CROSS_IMAGE=$(E2E_ARCH=amd64 E2E_SUITE=trixie "$e2e/build-image.sh") ||
-    die "build-image.sh (the amd64 image that cross-compiles) failed"
+  E2E_CROSS_IMAGE=$("$e2e/run-guest.sh" cross-image) || die "run-guest.sh cross-image failed"
   export E2E_CROSS_IMAGE
 fi
 t_image=$(elapsed "$t0" "$(now)")
@@ -380,6 +378,7 @@ qemu=$("$qemu_sys" --version | head -1)
 out=$BENCH_CACHE/probe-cost$suffix.md
 python3 "$here/probe-cost/report.py" --out-dir "$share/out" --runs "$runs" --calls "$calls" \
   --variants "base $VARIANTS" --body "$body" --rets "$rets" --arch "$arch" \
+  --arg-reg "$ra" --sp-reg "$rsp" \
   --go-version "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["go_version"])' "$share/list.json")" \
   --qemu "$qemu" --smp "${E2E_SMP:-2}" --tcg-thread "${E2E_TCG_THREAD:-single}" \
   --commit "$(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- src tapsets 2>/dev/null || echo ' (src/ or tapsets/ modified)')" \

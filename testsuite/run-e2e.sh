@@ -156,9 +156,7 @@ t_fixtures=$(elapsed "$t0" "$(now)")
 t0=$(now)
 image=$(E2E_ARCH=$ARCH "$e2e/build-image.sh") || hard_error "build-image.sh failed"
 if ! amd64; then
-  # the amd64 trixie image, whose cross compiler builds the arm64 modules
-  E2E_CROSS_IMAGE=$(E2E_ARCH=amd64 E2E_SUITE=trixie "$e2e/build-image.sh") ||
-    hard_error "build-image.sh (the amd64 image that cross-compiles) failed"
+  E2E_CROSS_IMAGE=$("$e2e/run-guest.sh" cross-image) || hard_error "run-guest.sh cross-image failed"
   export E2E_CROSS_IMAGE
 fi
 t_image=$(elapsed "$t0" "$(now)")

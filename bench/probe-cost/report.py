@@ -18,15 +18,17 @@ import re
 import statistics
 import sys
 
-# variant -> (label, probe hits per call (addresses trapped), what it is)
+# variant -> (label, probe hits per call (addresses trapped), what it is);
+# {ra} and {rsp} in what: the registers of the first argument and the stack
+# pointer by the names the probes read them (--arg-reg, --sp-reg)
 T = "if (X < 0) printf(...)"  # a test never true: stap elides empty handlers
 VARIANTS = {
     "base": ("(0) no probes", 0, "-"),
     "bare_fn": ("(1) bare process.function", 1,
-                'process("BIN").function("main.hot") { X = register("rax") }'),
+                'process("BIN").function("main.hot") { X = register("{ra}") }'),
     "bare_ret": ("(2) bare entry + RET", 2,
-                 'process("BIN").statement(BODY) { X = register("rax") } + '
-                 'statement(RET) { X = register("rax") } (-g)'),
+                 'process("BIN").statement(BODY) { X = register("{ra}") } + '
+                 'statement(RET) { X = register("{ra}") } (-g)'),
     "go_entry": ("(3) gostap entry", 1, "go.func.main.hot { X = a }"),
     "go_pair": ("(4) gostap entry + return, paired", 2,
                 "go.func.main.hot { X = a } + go.func.main.hot.return { X = go_latency_ns } "
@@ -37,7 +39,7 @@ VARIANTS = {
     "go_retonly": ("(5) gostap return only, paired", 2,
                    "go.func.main.hot.return { X = go_latency_ns } (its pairing entry probe comes with it)"),
     "hand_reads": ("(6) bare entry + RET, the pairing's reads by hand", 2,
-                   "(2) with X = go_goid() + go_stack_hi() - register(\"rsp\") + gettimeofday_ns() "
+                   "(2) with X = go_goid() + go_stack_hi() - register(\"{rsp}\") + gettimeofday_ns() "
                    "at entry and at RET, no map"),
     "hand_pair": ("(7) bare entry + RET, pairing by hand", 2,
                   "(6) plus a map like gostap's (store at entry; lookup, delete at RET), "
@@ -71,6 +73,8 @@ def main():
     ap.add_argument("--rets", required=True)
     ap.add_argument("--go-version", default="?")
     ap.add_argument("--arch", default="amd64")
+    ap.add_argument("--arg-reg", default="rax", help="the register of Go's first argument")
+    ap.add_argument("--sp-reg", default="rsp", help="the stack pointer")
     ap.add_argument("--qemu", default="?")
     ap.add_argument("--smp", default="?")
     ap.add_argument("--tcg-thread", default="?")
@@ -176,11 +180,9 @@ def main():
             return "**" + txt + "**"
         return txt + " ok"
 
-    if a.arch == "arm64":
-        # the bare probes read Go's first argument and SP by arm64's names
-        for v in VARIANTS:
-            label, hits, what = VARIANTS[v]
-            VARIANTS[v] = (label, hits, what.replace('"rax"', '"x0"').replace('"rsp"', '"sp"'))
+    for v in VARIANTS:
+        label, hits, what = VARIANTS[v]
+        VARIANTS[v] = (label, hits, what.replace("{ra}", a.arg_reg).replace("{rsp}", a.sp_reg))
     info = {}
     for line in (read("guest.info") or "").splitlines():
         k, _, val = line.partition(" ")

@@ -35,12 +35,12 @@
 gr_die () { echo "gostap-run.sh: $*" >&2; return 1; }
 
 # gr_env SHARE: VAR=VALUE words, the same in the chroot and in the guest.
-# STAP_NTHREADS=1: stap 5.6 parses the tapsets in a pool of threads, and
-# the order of the embedded-C blocks in its pass-2 script, which its cache
-# key hashes, then changes from run to run (measured in forky's chroot, the
-# args example: 10 runs gave 2 keys, STAP_NTHREADS=1 30 runs gave 1), so
-# the guest missed the module compiled in the chroot and compiled it again
-# under TCG. One thread keeps the order; stap 5.1 has no pool and ignores it.
+# STAP_NTHREADS=1: stap 5.6 works in a pool of threads, and the order of
+# the embedded-C blocks in its pass-2 script, which its cache key hashes,
+# changed from run to run (measured in forky's chroot, the args example:
+# 10 runs gave 2 keys, with STAP_NTHREADS=1 30 runs gave 1), so the guest
+# missed the module compiled in the chroot and compiled it again under
+# TCG. With one thread the order held; stap 5.1 ignores the variable.
 gr_env () {
   local s=$1
   echo "XDG_CACHE_HOME=$s/xdg SYSTEMTAP_DIR=$s/stapdir STAP_NTHREADS=1" \

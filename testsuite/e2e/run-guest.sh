@@ -20,6 +20,13 @@
 #       another kernel version: their programs then run emulated).
 #       Measured: 8-18 s a module against 60-95 s emulated.
 #
+#   run-guest.sh cross-image
+#       Print the directory of the image whose cross compiler builds the
+#       arm64 modules (E2E_CROSS_IMAGE above and below): the amd64 trixie
+#       image, which has gcc-aarch64-linux-gnu; build-image.sh builds it when
+#       it is not cached. Callers run this once, before their parallel
+#       compiles, and export the result.
+#
 #   run-guest.sh chroot IMAGE SHARE COMMAND [ARG...]
 #       Run COMMAND in a chroot of the guest's own disk: IMAGE/disk.img
 #       loop-mounted read-only and made the root of a private mount
@@ -85,6 +92,11 @@ foreign_ok () {
 cmd=${1:-}
 shift || true
 case $cmd in
+cross-image)
+  [ $# -eq 0 ] || die "usage: run-guest.sh cross-image"
+  E2E_ARCH=amd64 E2E_SUITE=trixie "$here/build-image.sh" ||
+    die "build-image.sh (the amd64 image that cross-compiles) failed"
+  ;;
 compile)
   [ $# -ge 4 ] || die "usage: run-guest.sh compile IMAGE SHARE NAME SCRIPT STAP-ARG..."
   image=$1 share=$2 name=$3 script=$4
