@@ -24,6 +24,9 @@
 #   arm64w   arm64 with -ldflags=-w                     (grow and stacks only)
 #   arm64sw  arm64 with -ldflags='-s -w'                (grow, stacks and demo)
 #   cgo      CGO_ENABLED=1 (cgo fixture only)           externally linked with gcc
+#   arm64cgo cgo with GOARCH=arm64 CC=aarch64-linux-gnu-gcc (package
+#            gcc-aarch64-linux-gnu), externally linked; skipped, with a
+#            note on stderr, when that compiler is missing
 # -buildmode=pie needs no cgo on linux/amd64: Go 1.15 and later link PIEs
 # internally, and every toolchain of the matrix (1.19-1.27) builds the 'pie'
 # variant with CGO_ENABLED=0 (checked by hand; the result is a dynamically
@@ -31,8 +34,8 @@
 # fixture imports "C", so CGO_ENABLED=0 excludes its only file: it is built
 # in the 'cgo' variant alone, and skipped (with a note on stderr) when there
 # is no C compiler. The http fixture (a net/http server and client, for
-# examples/httplatency.stp in the e2e test) is built in the default variant
-# only; the -w and -s -w builds for arm64 are made of the grow and stacks
+# examples/httplatency.stp in the e2e test) is built in the default and
+# arm64 variants only; the -w and -s -w builds for arm64 are made of the grow and stacks
 # fixtures (and -s -w of the demo), for the arm64 e2e test's jobs on them.
 #
 # The binaries go to
@@ -97,13 +100,17 @@ toolchains=$("$here/go-toolchains.sh" "$@") || die "go-toolchains.sh failed"
 
 have_cc=yes
 command -v "${CC:-gcc}" >/dev/null 2>&1 || have_cc=no
+have_arm64_cc=yes
+command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || have_arm64_cc=no
 
 # variants FIXTURE: the variants built for that fixture.
 variants() {
   case $1 in
-    cgo) [ "$have_cc" = yes ] && echo cgo || echo "build-fixtures.sh: no C compiler, cgo fixture skipped" >&2 ;;
+    cgo) [ "$have_cc" = yes ] && echo cgo || echo "build-fixtures.sh: no C compiler, cgo fixture skipped" >&2
+         [ "$have_arm64_cc" = yes ] && echo arm64cgo ||
+           echo "build-fixtures.sh: no aarch64-linux-gnu-gcc (gcc-aarch64-linux-gnu), arm64 cgo fixture skipped" >&2 ;;
     demo) echo default sw arm64 arm64sw ;;
-    http) echo default ;;
+    http) echo default arm64 ;;
     grow|stacks) echo default w sw pie arm64 arm64w arm64sw ;;
     *) echo default w sw pie arm64 ;;
   esac
@@ -113,7 +120,7 @@ variants() {
 # print its manifest line.
 build() {
   local v=$1 goroot=$2 fixture=$3 variant=$4
-  local bin=$out/$fixture-$v-$variant goarch=amd64 cgo=0
+  local bin=$out/$fixture-$v-$variant goarch=amd64 cgo=0 cc=${CC:-gcc}
   local -a flags=()
   local bid
   case $variant in w|sw) bid=default ;; arm64w|arm64sw) bid=arm64 ;; *) bid=$variant ;; esac
@@ -127,6 +134,7 @@ build() {
     arm64w) goarch=arm64 flags=("-ldflags=-w $bid") ;;
     arm64sw) goarch=arm64 flags=("-ldflags=-s -w $bid") ;;
     cgo) cgo=1 ;;
+    arm64cgo) goarch=arm64 cgo=1 cc=aarch64-linux-gnu-gcc ;;
     *) die "unknown variant $variant" ;;
   esac
   if [ ! -x "$bin" ]; then
@@ -135,7 +143,7 @@ build() {
     if ! ( cd "$(fixture_dir "$fixture")" &&
            env GOROOT="$goroot" GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache" \
              GOENV=off GOFLAGS= GO111MODULE=off GOTOOLCHAIN=local GOPROXY=off \
-             GOOS=linux GOARCH=$goarch CGO_ENABLED=$cgo \
+             GOOS=linux GOARCH=$goarch CGO_ENABLED=$cgo CC="$cc" \
              "$goroot/bin/go" build "${flags[@]}" -o "$tmp" . ) >"$tmp.log" 2>&1; then
       cat "$tmp.log" >&2
       rm -f "$tmp" "$tmp.log"

@@ -56,9 +56,9 @@
 # built in a chroot of the arm64 image under qemu user emulation, and its
 # modules compiled there by the arm64 stap, whose C compiler is this
 # machine's cross compiler (run-guest.sh chroot, E2E_CHROOT_CROSS_CC;
-# E2E_ARM64_GOSTAP_RUN=0 leaves (f) out). The rest is skipped there, each
-# with its reason (check-e2e.py): the split, cgo and http builds, which
-# the fixtures have for amd64 only, and the container.
+# E2E_ARM64_GOSTAP_RUN=0 leaves (f) out), (b') and (b'') the split build,
+# (g) the cgo build (linked with gcc-aarch64-linux-gnu) and (k) http. The
+# container (h) is skipped there with its reason (check-e2e.py).
 #
 # Exit: 0 pass, 1 a check failed, 77 qemu cannot start here, 99 anything
 # else went wrong (no image, a module that does not compile, a hung guest).
@@ -72,14 +72,14 @@ e2e=$testsuite/e2e
 
 VERSIONS="1.19 1.24 1.27"
 ARCH=${E2E_ARCH:-amd64}
-# DEF, W, SW: the manifest's variants of the plain, -w and -s -w builds
-# for this architecture.
+# DEF, W, SW, CGO: the manifest's variants of the plain, -w, -s -w and
+# cgo builds for this architecture.
 case $ARCH in
-  amd64) DEF=default W=w SW=sw ;;
-  arm64) DEF=arm64 W=arm64w SW=arm64sw ;;
+  amd64) DEF=default W=w SW=sw CGO=cgo ;;
+  arm64) DEF=arm64 W=arm64w SW=arm64sw CGO=arm64cgo ;;
   *) hard_error "E2E_ARCH '$ARCH' is not amd64 or arm64" ;;
 esac
-# amd64: whether this run has the jobs only amd64 builds have.
+# amd64: whether this run has the jobs only amd64 can have (the container).
 amd64 () { [ "$ARCH" = amd64 ]; }
 # at_least V MIN: Go release V is MIN or later.
 at_least () { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" = "$2" ]; }
@@ -191,11 +191,15 @@ for v in $VERSIONS; do
   grep -q '^  _go_pair_entry\[goid, ' "$share/ts/grow-$v-for-pairing/go_funcs.stp" ||
     hard_error "gostap gen --script pairing.stp: main.rec's entry alias records no call"
 done
-# (f) a -w build and a cgo build (Go $SPECIAL_VERSION): growW-V, cgo-V
-# (amd64).
-for fv in "grow $W growW" "cgo cgo cgo"; do
+# (f) a -w build and a cgo build (Go $SPECIAL_VERSION): growW-V, cgo-V.
+# The cgo build needs a C compiler for the architecture (build-fixtures.sh
+# leaves it out without one): HAVE_CGO says whether the manifest has it.
+HAVE_CGO=0
+awk -v v="$SPECIAL_VERSION" -v w="$CGO" '$2 == v && $3 == w && $4 == "cgo" { f = 1 } END { exit !f }' \
+  <<< "$manifest" && HAVE_CGO=1
+for fv in "grow $W growW" "cgo $CGO cgo"; do
   read -r f variant name <<< "$fv"
-  amd64 || [ "$f" != cgo ] || continue
+  [ "$f" != cgo ] || [ "$HAVE_CGO" = 1 ] || continue
   src=$(awk -v v="$SPECIAL_VERSION" -v f="$f" -v w="$variant" '$2 == v && $3 == w && $4 == f { print $1 }' <<< "$manifest")
   [ -n "$src" ] || hard_error "no $variant build of $f for Go $SPECIAL_VERSION in the manifest"
   cp "$src" "$share/bin/$name-$SPECIAL_VERSION"
@@ -206,14 +210,13 @@ done
 # gostap here and stap in the chroot look (SYSTEMTAP_DEBUGINFO_PATH).
 mkdir -p "$share/debug"
 export SYSTEMTAP_DEBUGINFO_PATH=$share/debug
-if amd64; then
 sed -i "s|@CGO_BIN@|$share/bin/cgo-$SPECIAL_VERSION|" "$share/scripts/cgo.stp"
 # (k) examples/httplatency.stp on the http fixture of each release (http-V),
 # with the aliases it uses: HTTP/2's writeHeader is net/http's up to Go
 # 1.26 and net/http/internal/http2's from 1.27 on, which the glob covers.
 cp "$testsuite/../examples/httplatency.stp" "$share/scripts/"
 for v in $VERSIONS; do
-  src=$(awk -v v="$v" '$2 == v && $3 == "default" && $4 == "http" { print $1 }' <<< "$manifest")
+  src=$(awk -v v="$v" -v w="$DEF" '$2 == v && $3 == w && $4 == "http" { print $1 }' <<< "$manifest")
   [ -n "$src" ] || hard_error "no http fixture for Go $v in the manifest"
   cp "$src" "$share/bin/http-$v"
   "$GOSTAP" gen "$share/bin/http-$v" -o "$share/ts/http-$v" 'net/http.serverHandler.ServeHTTP' \
@@ -224,7 +227,7 @@ done
 # it (objcopy --only-keep-debug, strip -s), found by its build id in a
 # debug directory of the share (SYSTEMTAP_DEBUGINFO_PATH, for gostap here
 # and for stap in the chroot): abiS-V, the abi fixture of Go V.
-src=$(awk -v v="$SPECIAL_VERSION" '$2 == v && $3 == "default" && $4 == "abi" { print $1 }' <<< "$manifest")
+src=$(awk -v v="$SPECIAL_VERSION" -v w="$DEF" '$2 == v && $3 == w && $4 == "abi" { print $1 }' <<< "$manifest")
 bid=$(readelf -n "$src" | awk '/Build ID:/ { print $3; exit }')
 [ -n "$bid" ] || hard_error "the abi fixture of Go $SPECIAL_VERSION has no GNU build id"
 mkdir -p "$share/debug/.build-id/${bid:0:2}"
@@ -232,7 +235,6 @@ objcopy --only-keep-debug "$src" "$share/debug/.build-id/${bid:0:2}/${bid:2}.deb
 strip -s "$src" -o "$share/bin/abiS-$SPECIAL_VERSION"
 "$GOSTAP" gen "$share/bin/abiS-$SPECIAL_VERSION" -o "$share/ts/abiS-$SPECIAL_VERSION" "main.*" ||
   hard_error "gostap gen abiS-$SPECIAL_VERSION (split debuginfo) failed"
-fi # amd64
 # A -s -w build (no DWARF, no .symtab anywhere), probed through the
 # companion debug file `gostap companion` makes from its .gopclntab, in the
 # same debug directory: growSW-V, the grow fixture of Go $SW_VERSION, found
@@ -307,10 +309,10 @@ for v in $VERSIONS; do
     jobs+=("newstack_${v/./_} newstack grow $v bt-fileline")
   fi
   jobs+=("values_${v/./_} values abi $v" "dwarfvars_${v/./_} dwarfvars abi $v" "pairing_${v/./_} pairing grow $v")
-  amd64 && jobs+=("http_${v/./_} httplatency http $v")
+  jobs+=("http_${v/./_} httplatency http $v")
 done
-jobs+=("wbuild wbuild growW $SPECIAL_VERSION")
-amd64 && jobs+=("cgo cgo cgo $SPECIAL_VERSION" "values_split values abiS $SPECIAL_VERSION")
+jobs+=("wbuild wbuild growW $SPECIAL_VERSION" "values_split values abiS $SPECIAL_VERSION")
+[ "$HAVE_CGO" = 1 ] && jobs+=("cgo cgo cgo $SPECIAL_VERSION")
 jobs+=("newstack_sw newstack growSW $SW_VERSION bt-fileline" "swbuild swbuild growSN $SW_VERSION")
 for nv in $STACKS; do
   n=${nv%-*} v=${nv##*-}
@@ -400,8 +402,8 @@ refusal () {
 # gostap is built in the image.
 [ -z "$GOSTAP_RUN_JOBS" ] || refusal wbuild "growW-$SPECIAL_VERSION" 'probe go.func.main.rec.return { println(go_latency_ns) }'
 
-if amd64; then
-refusal cgo "cgo-$SPECIAL_VERSION" 'probe go.func.cmul { println(1) }'
+[ "$HAVE_CGO" = 0 ] || [ -z "$GOSTAP_RUN_JOBS" ] ||
+  refusal cgo "cgo-$SPECIAL_VERSION" 'probe go.func.cmul { println(1) }'
 
 # The split build (abiS) through `gostap run` in the guest, its debug file
 # found where distributions put it: under the guest's /usr/lib/debug
@@ -417,9 +419,10 @@ split_args () {
            "$share/scripts/values.stp")
 }
 split_args
+# (where gostap is built in the image: not with E2E_ARM64_GOSTAP_RUN=0)
 # shellcheck disable=SC2046
-( cd "$share/gostap/share/gostap" &&
-  "$e2e/run-guest.sh" chroot "$image" "$share" env $(gr_env "$share") \
+[ -z "$GOSTAP_RUN_JOBS" ] || ( cd "$share/gostap/share/gostap" &&
+  E2E_CHROOT_CROSS_CC=$cross_cc "$e2e/run-guest.sh" chroot "$image" "$share" env $(gr_env "$share") \
     SYSTEMTAP_DEBUGINFO_PATH="$share/debug" \
     gostap run -p4 -r "$(sed -n 's/^kernel //p' "$image/info")" "${gr_args[@]}" ) \
   > "$share/mod/gostap_run_split.log" 2>&1 ||
@@ -482,11 +485,16 @@ EOF
 # the image's chroot starts the same container with a process id chosen
 # free there (ns_last_pid), compiles with `gostap run -p4 -x PID`, and the
 # guest starts its container with that id ($share/container.pid).
+# amd64 only: in an arm64 image's chroot the container's program runs
+# under qemu user emulation, and its /proc/PID/exe then reads
+# /usr/bin/qemu-aarch64-static (measured), not the program gostap run -x
+# reads and checks.
 container_args () {
   gr_args=(-x "$1" -v -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000 -DMAXSKIPPED=1000000
            "$share/scripts/container.stp")
 }
 container_args PID
+if amd64; then
 # shellcheck disable=SC2016,SC2046
 ( cd "$share/gostap/share/gostap" &&
   "$e2e/run-guest.sh" chroot "$image" "$share" env $(gr_env "$share") /bin/bash -c '
@@ -561,7 +569,7 @@ EOF
     echo "run dwarfvars_$u dwarfvars_$u 240 \"\$S/bin/abi-$v\""
     echo "run pairing_$u pairing_$u 240 \"\$S/bin/grow-$v\""
     # (the fixture serves and connects on the loopback, down at boot)
-    amd64 && echo "ip link set lo up; run http_$u http_$u 240 \"\$S/bin/http-$v\""
+    echo "ip link set lo up; run http_$u http_$u 240 \"\$S/bin/http-$v\""
   done
   while read -r name v script args; do
     [ -n "$name" ] || continue
@@ -571,21 +579,17 @@ EOF
   done <<< "$GOSTAP_RUN_JOBS"
   echo "\"\$S/bin/growW-$SPECIAL_VERSION\" > \"\$S/out/base_wbuild.prog\" 2>&1"
   echo "run wbuild wbuild 240 \"\$S/bin/growW-$SPECIAL_VERSION\""
-  if amd64; then
-  echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
+  [ "$HAVE_CGO" = 0 ] || echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
   echo "\"\$S/bin/abiS-$SPECIAL_VERSION\" > \"\$S/out/base_abi_split.prog\" 2>&1; echo \$? > \"\$S/out/base_abi_split.rc\""
   echo "run values_split values_split 240 \"\$S/bin/abiS-$SPECIAL_VERSION\""
-  fi
   echo "run newstack_sw newstack_sw 240 \"\$S/bin/growSW-$SW_VERSION\""
   echo "run swbuild swbuild 240 \"\$S/bin/growSN-$SW_VERSION\""
   for nv in $STACKS; do
     n=${nv%-*} v=${nv##*-}
     echo "run st_${n}_${v/./_} st_${n}_${v/./_} 240 \"\$S/bin/$nv\""
   done
-  if amd64; then
-    container_lines "$share" "$CONTAINER_VERSION"
-    split_lines "$share" "$bid"
-  fi
+  amd64 && container_lines "$share" "$CONTAINER_VERSION"
+  [ -z "$GOSTAP_RUN_JOBS" ] || split_lines "$share" "$bid"
   [ "$LOAD_SECONDS" -gt 0 ] && echo "run load load $((LOAD_SECONDS + 240)) \"\$S/scripts/load.sh\" \"\$S/bin/grow-$LOAD_VERSION\" $LOAD_SECONDS \"\$S/out/load.runs\""
   echo 'echo "guest: done"'
 } > "$share/guest.sh"
@@ -615,8 +619,8 @@ run_s=$(sed -n 's/^.*gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$s
 
 # --- checks ---------------------------------------------------------------------------
 st=0
-amd64 || SPECIAL_VERSION= CONTAINER_VERSION=
-E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
+amd64 || CONTAINER_VERSION=
+E2E_CGO=$HAVE_CGO E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
   E2E_STACKS="$STACKS" E2E_GO=$go_newest \
