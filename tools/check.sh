@@ -18,10 +18,19 @@ export GOSTAP_PLAIN=$PWD/plain/src/gostap
 ../configure -q --enable-werror --enable-sanitizers
 make -s -j"$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+# The end-to-end guests this run boots: one, chosen by the commit, unless
+# GOSTAP_E2E says otherwise (GOSTAP_E2E=all: the long run, all three).
+guests=$(../testsuite/e2e/guests.sh)
+n_guests=$(head -1 <<< "$guests" | wc -w)
+echo "e2e guests: $(head -1 <<< "$guests") ($(sed -n 2p <<< "$guests"))"
+# One slot more per guest beyond the first: a guest's test waits on the
+# other guests' locks or runs one TCG thread for most of its time.
 st=0
-make -s check -j"$(nproc)" || st=$?
-# Each test's own summary line, then the harness totals.
+make -s check -j"$(( $(nproc) + n_guests - 1 ))" || st=$?
+# Each test's own summary line, then the harness totals; a skipped test's
+# reason.
 grep -h -E '^(run-[a-z-]+\.sh: |list-matrix: )' testsuite/*.log 2>/dev/null || true
+grep -H '^SKIP: ' testsuite/run-*.log 2>/dev/null | sed 's|^testsuite/\(run-[a-z0-9-]*\.sh\)\.log:SKIP: |\1 skipped: |' || true
 if [ "$st" -ne 0 ]; then
   cat test-suite.log
 fi
