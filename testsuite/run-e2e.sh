@@ -87,10 +87,10 @@ amd64 () { [ "$ARCH" = amd64 ]; }
 GUEST=${E2E_SUITE:-trixie}
 amd64 || GUEST=arm64
 chosen=$("$e2e/guests.sh") || hard_error "e2e/guests.sh failed"
-GUESTS=$(head -1 <<< "$chosen")
+{ read -r GUESTS; read -r why; } <<< "$chosen"
 case " $GUESTS " in
-  *" $GUEST "*) echo "# guests of this run: $GUESTS ($(sed -n 2p <<< "$chosen"))" ;;
-  *) skip "this run boots the $GUESTS guest ($(sed -n 2p <<< "$chosen")), not $GUEST; GOSTAP_E2E=all boots all three (README, Tests)" ;;
+  *" $GUEST "*) echo "# guests of this run: $GUESTS ($why)" ;;
+  *) skip "this run boots the $GUESTS guest ($why), not $GUEST; GOSTAP_E2E=all boots all three (README, Tests)" ;;
 esac
 N_GUESTS=$(wc -w <<< "$GUESTS")
 # at_least V MIN: Go release V is MIN or later.
@@ -144,12 +144,13 @@ elapsed () { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # .e2e.lock, one run preparing at a time (fixtures and images in the shared
 # cache, the modules compiled), and .e2e-guest.lock, one guest at a time
 # (two would share two cores, and TCG's timing is what the latency checks
-# measure). A run prepares at nice 10 and boots at 0, so the preparing of
-# the next run (both cores at most) takes what the guest (one host thread,
-# TCG single) leaves. Each run holds one lock at a time. A run that is the
-# only guest (e2e/guests.sh) prepares at nice 0: its preparing is then the
-# critical path, beside the other tests of make check. A guest boots at
-# nice -5 (root: the test needs it anyway), ahead of those tests.
+# measure). With several guests a run prepares at nice 10 and boots at
+# -5, so the preparing of the next run (both cores at most) takes what the
+# guest (one host thread, TCG single) leaves. Each run holds one lock at a
+# time. A run that is the only guest (e2e/guests.sh) prepares at nice 0:
+# its preparing is then the critical path, beside the other tests of make
+# check. A guest boots at nice -5 (root: the test needs it anyway), ahead
+# of those tests too.
 lockdir=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
 mkdir -p "$lockdir"
 exec 9>"$lockdir/.e2e.lock"

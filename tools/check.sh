@@ -20,9 +20,10 @@ make -s -j"$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 # The end-to-end guests this run boots: one, chosen by the commit, unless
 # GOSTAP_E2E says otherwise (GOSTAP_E2E=all: the long run, all three).
-guests=$(../testsuite/e2e/guests.sh)
-n_guests=$(head -1 <<< "$guests" | wc -w)
-echo "e2e guests: $(head -1 <<< "$guests") ($(sed -n 2p <<< "$guests"))"
+chosen=$(../testsuite/e2e/guests.sh)
+{ read -r guests; read -r why; } <<< "$chosen"
+n_guests=$(wc -w <<< "$guests")
+echo "e2e guests: $guests ($why)"
 # One slot more per guest beyond the first: a guest's test waits on the
 # other guests' locks or runs one TCG thread for most of its time.
 st=0
