@@ -145,15 +145,17 @@ elapsed () { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # (two would share two cores, and TCG's timing is what the latency checks
 # measure). Each run holds one lock at a time, so a guest's preparing
 # overlaps the guest before it. The runs take the preparing lock in the
-# order of e2e/guests.sh (trixie, forky, arm64: the shortest preparing
-# first, so the longest guest, arm64, boots as early as the pipeline
-# allows): under `make check` a run waits until the run before it in that
-# order has taken the lock or ended (wait_turn). Measured with forky and
-# arm64, where arm64 had won the race for the lock: forky waited 907 s,
-# then prepared beside arm64's guest, and the run took 44.1 minutes. The
-# preparing runs at nice 0, beside the other tests: it is the critical
-# path. A guest boots at nice -5 (root: the test needs it anyway), ahead
-# of those tests and of the next guest's preparing.
+# order of e2e/guests.sh (arm64, forky, trixie: arm64 first, whose
+# preparing and guest are the longest chain, so its guest runs beside
+# the rest of the suite rather than after it): under `make check` a run
+# waits until the run before it in that order has taken the lock or ended
+# (wait_turn). Measured with the cache filled (testsuite/README.md):
+# forky first, arm64 prepared beside forky's guest and the other tests
+# and had not booted 29 minutes into the run. The preparing runs at nice
+# 0: with several guests at nice 10 forky's took 20 minutes beside
+# arm64's guest and ended that run at 44.1 minutes. A guest boots at nice
+# -5 (root: the test needs it anyway), ahead of those tests and of the
+# next guest's preparing.
 lockdir=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
 mkdir -p "$lockdir"
 # wait_turn: under the harness of make check (this script's output is its
