@@ -151,7 +151,7 @@ elapsed () { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # waits until the run before it in that order has taken the lock or ended
 # (wait_turn). Measured with the cache filled (testsuite/README.md):
 # forky first, arm64 prepared beside forky's guest and the other tests
-# and had not booted 29 minutes into the run. The preparing runs at nice
+# and had not booted 27 minutes into the run. The preparing runs at nice
 # 0: with several guests at nice 10 forky's took 20 minutes beside
 # arm64's guest and ended that run at 44.1 minutes. A guest boots at nice
 # -5 (root: the test needs it anyway), ahead of those tests and of the
@@ -162,13 +162,14 @@ mkdir -p "$lockdir"
 # log, testsuite/run-e2e*.sh.log of the build tree), wait while the guest
 # before this one in $GUESTS runs and has not printed that it prepares.
 # A log older than its .trs is an earlier run's: that guest is not running.
+# guest_test GUEST: the guest's test in the build tree (its .log, .trs).
+guest_test () { case $1 in trixie) echo testsuite/run-e2e.sh ;; *) echo "testsuite/run-e2e-$1.sh" ;; esac; }
 wait_turn () {
-  local prev= g log t0
+  local prev='' g log t0
   for g in $GUESTS; do [ "$g" = "$GUEST" ] && break; prev=$g; done
   [ -n "$prev" ] || return 0
-  case $GUEST in trixie) log=run-e2e.sh ;; *) log=run-e2e-$GUEST.sh ;; esac
-  [ "$(readlink -f /proc/$$/fd/1)" = "$(readlink -f "testsuite/$log.log" 2>/dev/null)" ] || return 0
-  case $prev in trixie) log=testsuite/run-e2e.sh ;; *) log=testsuite/run-e2e-$prev.sh ;; esac
+  [ "$(readlink -f /proc/$$/fd/1)" = "$(readlink -f "$(guest_test "$GUEST").log" 2>/dev/null)" ] || return 0
+  log=$(guest_test "$prev")
   t0=$(date +%s)
   # make starts the e2e tests together: give the one before a moment to start
   while [ ! -f "$log.log" ] && [ $(( $(date +%s) - t0 )) -lt 10 ]; do sleep 1; done
