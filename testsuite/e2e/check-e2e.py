@@ -760,6 +760,34 @@ def gostap_ran(name):
     return tr
 
 
+def stap_losses(tr):
+    """What stap says at the end of transcript TR that it lost: (probes it
+    skipped, its transport failures). The gostap-run jobs allow skipped
+    probes (-DMAXTRYLOCK, -DMAXSKIPPED: under TCG a handler that waits too
+    long for the globals' lock is dropped), and a print that finds the
+    transport buffer full is dropped (runtime/print_flush.c). Each loses at
+    most one line of the script's output, and stap counts each."""
+    sk = sum(int(n) for n in re.findall(r"skipped probes: (\d+)", tr))
+    tf = sum(int(n) for n in re.findall(r"There were (\d+) transport failures", tr))
+    return sk, tf
+
+
+def run_together(tr, forms, marks):
+    """The lines of transcript TR that hold one of the strings MARKS but
+    match none of the regular expressions FORMS: at high event rates stap
+    now and then runs a line of one probe into another's (vm.md 7), which
+    costs at most the two lines it joins; the first of them still begins
+    as a probe's line did, so one such line is found for each join."""
+    return [l for l in tr.splitlines() if any(m in l for m in marks)
+            and not any(re.match(f, l) for f in forms)]
+
+
+def stap_warnings(tr):
+    """stap's warnings in TR other than its address and unwind-data ones."""
+    return " | ".join(l for l in tr.splitlines() if l.startswith("WARNING")
+                      and "does not match" not in l and "unwind data" not in l)[-300:]
+
+
 def check_example(job):
     """The other examples on the demo (examples/demo/main.go: request i has
     depth 50 + (i*37) % 400 and name "req"; handle returns
@@ -768,39 +796,59 @@ def check_example(job):
     tr = gostap_ran(name)
     if tr is None:
         return
+    # What a job's checks of line counts allow: the lines stap says it lost
+    # and those its output ran together (FORMS, MARKS: run_together()).
+    sk, tf = stap_losses(tr)
+
+    def allowance(forms, marks):
+        joined = run_together(tr, forms, marks)
+        lost = sk + tf + 2 * len(joined)
+        return lost, (f"{lost} line(s) allowed lost: {sk} skipped probes, {tf} transport "
+                      f"failures, {len(joined)} line(s) run together"
+                      + (f" ({joined[0][:100]!r})" if joined else ""))
     if job == "args":
-        calls = re.findall(r'^\[goid (\d+)\] main\.handle\(r=\{id=(\d+) depth=(\d+) name="([^"]*)"\}\)$',
-                           tr, flags=re.M)
-        rets = re.findall(r'^\[goid (\d+)\] main\.handle = "([^"]*)", err=\((\w+),(\w+)\) after (-?\d+) us$',
-                          tr, flags=re.M)
+        call_re = r'^\[goid (\d+)\] main\.handle\(r=\{id=(\d+) depth=(\d+) name="([^"]*)"\}\)$'
+        ret_re = r'^\[goid (\d+)\] main\.handle = "([^"]*)", err=\((\w+),(\w+)\) after (-?\d+) us$'
+        val_re = (r'^\[goid (\d+)\]   main\.validate\(r=(0x[0-9a-f]+) -> '
+                  r'\{id=(\d+) name="([^"]*)"\}\)$')
+        lost, losses = allowance((call_re, ret_re, val_re), ("[goid ", "main.handle", "main.validate"))
+        calls = re.findall(call_re, tr, flags=re.M)
+        rets = re.findall(ret_re, tr, flags=re.M)
         bad = [c for c in calls if int(c[2]) != 50 + (int(c[1]) * 37) % 400 or c[3] != "req"]
         check(calls and not bad, f"{name}: {len(calls)} calls of main.handle, each with "
               "the id, depth and name the demo passed", f"wrong: {bad[:3]}")
+        # The demo starts under probes (-c) and ends after its last call
+        # returned: as many returns as calls, but for the lines allowed
+        # lost (each a call, return or validate line).
         want = {f"req:{c[1]}:{int(c[2]) * (int(c[2]) + 1) // 2}" for c in calls}
         badr = [r for r in rets if r[1] not in want or r[2] != "0x0" or r[3] != "0x0"
                 or int(r[4]) < 0]
-        check(rets and len(rets) == len(calls) and not badr,
-              f"{name}: {len(rets)} returns, each with the string handle built for one "
-              "of the calls, a nil error and a latency >= 0",
-              f"{len(rets)} returns for {len(calls)} calls; wrong: {badr[:3]}")
+        check(rets and abs(len(rets) - len(calls)) <= lost and not badr,
+              f"{name}: {len(rets)} returns for {len(calls)} calls ({losses}), each with "
+              "the string handle built for one of the calls, a nil error and a latency >= 0",
+              f"wrong: {badr[:3]}; {stap_warnings(tr) or 'no warning from stap'}")
         # main.validate(r *request), called by handle: fields through the
         # pointer ($r->id, $r->name), the id of the goroutine's handle call.
-        last, badv, nv = {}, [], 0
+        # A lost handle line leaves its goroutine's validate unmatched.
+        last, badv, unmatched, nv = {}, [], [], 0
         for line in tr.splitlines():
             m = re.match(r'^\[goid (\d+)\] main\.handle\(r=\{id=(\d+) ', line)
             if m:
                 last[m.group(1)] = m.group(2)
                 continue
-            m = re.match(r'^\[goid (\d+)\]   main\.validate\(r=(0x[0-9a-f]+) -> '
-                         r'\{id=(\d+) name="([^"]*)"\}\)$', line)
+            m = re.match(val_re, line)
             if m:
                 nv += 1
-                if last.get(m.group(1)) != m.group(3) or m.group(4) != "req" or m.group(2) == "0x0":
+                if m.group(4) != "req" or m.group(2) == "0x0":
                     badv.append(line)
-        check(nv == len(calls) and not badv,
-              f"{name}: {nv} calls of main.validate(r *request), each with the id and name "
-              "of its goroutine's handle call read through the pointer ($r->id, $r->name)",
-              f"{nv} for {len(calls)} handle calls; wrong: {badv[:3]}")
+                elif last.get(m.group(1)) != m.group(3):
+                    unmatched.append(line)
+        check(abs(nv - len(calls)) <= lost and len(unmatched) <= lost and not badv,
+              f"{name}: {nv} calls of main.validate(r *request) for {len(calls)} handle calls "
+              f"({losses}), each with the id and name of its goroutine's handle call read "
+              f"through the pointer ($r->id, $r->name) ({len(unmatched)} not matched)",
+              f"wrong: {badv[:3]}; not matched: {unmatched[:3]}; "
+              f"{stap_warnings(tr) or 'no warning from stap'}")
     elif job == "funclatency":
         # Keyed by the aliases' funcname local: the Go names themselves.
         funcs = dict(re.findall(r"^(\S+): (\d+) calls, avg -?\d+ us$", tr, flags=re.M))
@@ -812,15 +860,20 @@ def check_example(job):
         m = re.search(r"^unpaired calls at exit: (\d+)$", tr, flags=re.M)
         check(m, f"{name}: {m.group(0) if m else 'no unpaired line'}")
     elif job == "goroutines":
-        created = [int(g) for g, _ in re.findall(r"^create goid=(\d+) parent=(\d+)$", tr, flags=re.M)]
-        parents = {int(p) for _, p in re.findall(r"^create goid=(\d+) parent=(\d+)$", tr, flags=re.M)}
-        exited = [int(g) for g in re.findall(r"^exit goid=(\d+)(?: after \d+ us)?$", tr, flags=re.M)]
+        create_re, exit_re = r"^create goid=(\d+) parent=(\d+)$", r"^exit goid=(\d+)(?: after \d+ us)?$"
+        lost, losses = allowance((create_re, exit_re), ("goid=", "parent="))
+        created = [int(g) for g, _ in re.findall(create_re, tr, flags=re.M)]
+        parents = {int(p) for _, p in re.findall(create_re, tr, flags=re.M)}
+        exited = [int(g) for g in re.findall(exit_re, tr, flags=re.M)]
         check(len(created) >= 6 and len(set(created)) == len(created) and 1 in parents,
               f"{name}: {len(created)} goroutines created, ids distinct, main (goid 1) among "
               "the parents", f"created {created[:10]}, parents {sorted(parents)[:10]}")
-        check(exited and set(exited) <= set(created) | {1},
-              f"{name}: {len(exited)} exits, each of a goroutine seen created",
-              f"exits of unseen goroutines: {sorted(set(exited) - set(created))[:10]}")
+        unseen = sorted(set(exited) - set(created) - {1})
+        check(exited and len(unseen) <= lost,
+              f"{name}: {len(exited)} exits, each of a goroutine seen created "
+              f"({losses}; {len(unseen)} not seen)",
+              f"exits of unseen goroutines: {unseen[:10]}; "
+              f"{stap_warnings(tr) or 'no warning from stap'}")
         check(re.search(r"^live: \d+$", tr, flags=re.M), f"{name}: the live count is printed")
     elif job == "gcpause":
         gcs = re.findall(r"^gc (\d+): started by goid=(\d+), (\d+) us, (\d+) stop-the-world "
@@ -1311,16 +1364,14 @@ def check_container(v):
     # that waits too long for the globals' lock under TCG is dropped, and
     # stap's end-of-run warning counts it). Each skip can leave one entry
     # without its return or one return without its entry, never more.
-    sk = sum(int(n) for n in re.findall(r"skipped probes: (\d+)", tr))
+    sk = stap_losses(tr)[0]
     check(e >= 20 and o == 0 and r == p + u and u <= 4 + sk and e - 4 - sk <= p <= e,
           f"{name}: main.handle in the container's process: {e} entries, {r} returns, "
           f"{p} of them paired with an entry, {u} unpaired (in flight when stap "
           f"attached, at most one per worker), {e - p} entries in flight at the end "
           f"(at most one per worker), {sk} probes stap skipped; "
           f"{o} hits in other processes",
-          "stap's warnings other than its address and unwind-data ones: " + " | ".join(
-              l for l in tr.splitlines() if l.startswith("WARNING")
-              and "does not match" not in l and "missing unwind" not in l)[-300:])
+          "stap's warnings other than its address and unwind-data ones: " + stap_warnings(tr))
     src = os.environ.get("E2E_DEMO_SRC")
     line = None
     if src and os.path.exists(src):
