@@ -33,12 +33,6 @@ elaborate () {
   $STAP -g -p2 -I "$1" -I "$tapsets" "$2" >"$tmp/stap.out" 2>"$tmp/stap.err" || return 1
   grep -c '^process(' "$tmp/stap.out" || true
 }
-# all_aliases DIR: a script naming every go.func alias of DIR (with a body:
-# stap elides probes that do nothing).
-all_aliases () {
-  echo 'global hits'
-  grep -o '^probe go\.func[^ ]*' "$1/go_funcs.stp" | sed 's/$/ { hits++ }/'
-}
 expected_probes () {
   echo $(( $(grep -o 'process("' "$1/go_funcs.stp" | wc -l) + $(ls "$1" | grep -c '^go_pair_') ))
 }
@@ -52,15 +46,27 @@ alias_table () {
        name != "" && match($0, /_go_pair_[0-9a-f]+\(\)/) { pair = substr($0, RSTART, RLENGTH - 2) }
        END { if (name != "") print name, n, pair }' "$1/go_funcs.stp"
 }
-# some_aliases TABLE SEEN: the script of the aliases of TABLE whose
-# function (the alias name without .return) is not in the file SEEN, and
-# on stderr the probes they define; adds those functions to SEEN.
-some_aliases () {
-  awk -v seen="$2" -v want="$tmp/want" '
-    BEGIN { while ((getline l < seen) > 0) had[l] = 1; print "global hits" }
+# aliases_script: a script naming each alias of the table on stdin (with a
+# body: stap elides probes that do nothing).
+aliases_script () {
+  echo 'global hits'
+  awk '{ print "probe " $1 " { hits++ }" }'
+}
+# all_aliases DIR: the script naming every go.func alias of DIR.
+all_aliases () { alias_table "$1" | aliases_script; }
+# table_probes: the probes the aliases of the table on stdin define: their
+# process(...) points and one per pairing function they pull in.
+table_probes () {
+  awk '{ n += $2; if ($3 != "-") p[$3] = 1 } END { for (x in p) n++; print n + 0 }'
+}
+# unseen_rows TABLE SEEN: the rows of TABLE whose function (the alias name
+# without .return) is not in the file SEEN; adds those functions to SEEN.
+unseen_rows () {
+  awk -v seen="$2" '
+    BEGIN { while ((getline l < seen) > 0) had[l] = 1 }
     { f = $1; sub(/\.return$/, "", f) }
-    !(f in had) { print "probe " $1 " { hits++ }"; n += $2; if ($3 != "-") pairs[$3] = 1; add[f] = 1 }
-    END { for (p in pairs) n++; print n + 0 > want; for (f in add) print f >> seen }' "$1"
+    !(f in had) { print; add[f] = 1 }
+    END { for (f in add) print f >> seen }' "$1"
 }
 
 cat > "$tmp/static.stp" <<'STP'
@@ -118,19 +124,20 @@ while read -r bin ver variant fixture _; do
   alias_table "$out" > "$tmp/table"
   # The table accounts for every process(...) of go_funcs.stp and every
   # go_pair_*.stp: checked once for all builds, below.
-  tabled=$(awk '{ n += $2; if ($3 != "-") p[$3] = 1 } END { for (x in p) n++; print n + 0 }' "$tmp/table")
-  [ "$tabled" = "$(expected_probes "$out")" ] ||
-    echo "$(basename "$bin"): $tabled in the table, $(expected_probes "$out") in the files" >> "$tmp/untabled"
+  tabled=$(table_probes < "$tmp/table") infiles=$(expected_probes "$out")
+  [ "$tabled" = "$infiles" ] ||
+    echo "$(basename "$bin"): $tabled in the table, $infiles in the files" >> "$tmp/untabled"
   case $variant in
     default|pie) seen=$tmp/seen-$ver-$variant ;;
     *) seen=$tmp/seen-$(basename "$bin") ;;      # its own
   esac
   touch "$seen"
-  some_aliases "$tmp/table" "$seen" > "$tmp/all.stp"
-  n=$(grep -c '^probe' "$tmp/all.stp")
-  want=$(cat "$tmp/want")
-  what="$n of its $(wc -l < "$tmp/table") aliases"
-  [ "$n" != "$(wc -l < "$tmp/table")" ] || what="all $n aliases"
+  unseen_rows "$tmp/table" "$seen" > "$tmp/rows"
+  aliases_script < "$tmp/rows" > "$tmp/all.stp"
+  n=$(wc -l < "$tmp/rows") all=$(wc -l < "$tmp/table")
+  want=$(table_probes < "$tmp/rows")
+  what="$n of its $all aliases"
+  [ "$n" != "$all" ] || what="all $n aliases"
   checks=$((checks + 1))
   if [ "$n" = 0 ]; then
     fail "$bin: no alias of a function its kind had not had"
