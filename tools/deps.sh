@@ -12,10 +12,12 @@ BUILD="gcc make autoconf automake pkg-config libelf-dev libdw-dev libcapstone-de
 # independently; clang builds the libFuzzer harness (fuzz/); npm fetches
 # Go programs built by Go releases Debian does not carry (run-traceback.sh);
 # qemu-user runs the arm64 fixtures (run-symbolize.sh); gcc-aarch64-linux-gnu
-# links the arm64 cgo fixture (build-fixtures.sh); qemu-system-arm
+# links the arm64 cgo fixture (build-fixtures.sh) with the arm64 C
+# library of libc6-dev-arm64-cross (only a Recommends of the compiler,
+# which --no-install-recommends leaves out); qemu-system-arm
 # and qemu-user-static run the arm64 guest and chroots of its tree
 # (run-e2e-arm64.sh).
-TEST="python3 binutils binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu binutils-multiarch ca-certificates gdb systemtap rpm debootstrap qemu-system-x86 qemu-system-arm qemu-user-static e2fsprogs patch util-linux llvm-14 clang libclang-rt-14-dev time valgrind debuginfod iproute2 npm qemu-user"
+TEST="python3 binutils binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-multiarch ca-certificates gdb systemtap rpm debootstrap qemu-system-x86 qemu-system-arm qemu-user-static e2fsprogs patch util-linux llvm-14 clang libclang-rt-14-dev time valgrind debuginfod iproute2 npm qemu-user"
 
 pkgs=$BUILD
 [ "${1:-test}" = test ] && pkgs="$pkgs $TEST"
