@@ -58,8 +58,10 @@ usage (void)
          "aliases SCRIPT names, wildcards included, adds -I for them and for\n"
          "the static tapsets (" GOSTAP_TAPSETDIR ", or $GOSTAP_TAPSETS),\n"
          "-d BINARY for backtraces, and -g only when a probe address needs\n"
-         "it.  Checks first that stap, libdw >= 0.191, privileges and\n"
-         "uprobes are there (GOSTAP_NO_PREFLIGHT=1 skips that).\n\n"
+         "it.  Checks first that stap, privileges and uprobes are there\n"
+         "(GOSTAP_NO_PREFLIGHT=1 skips that).  Where stap's libdw is older\n"
+         "than 0.191, stap reads a copy of the binary (or of its debug\n"
+         "file) with the .debug_aranges such a libdw needs.\n\n"
          "Exit status: stap's; 1 error, 2 not a usable Go binary, 64 usage.\n\n"
          "Examples:\n"
          "  gostap run -c ./server examples/newstack.stp 1000\n"
@@ -429,16 +431,22 @@ cmd_run (int argc, char **argv)
       gobin_close (&b);
       ret = select_prepare (&b, t.program, 0, NULL);
     }
-  if (ret == EXIT_OK && t.sysroot != NULL)
+  bool container = t.sysroot != NULL, aranges = false;
+  if (ret == EXIT_OK && container)
     {
       /* A container's process: its program read from a copy.  */
       b.probe_path = t.probe_path;
       if (run_sysroot_links (t.sysroot) != 0
           || run_sysroot_check (&b, &t, pid) != 0
-          || asprintf (&sysroot_opt, "--sysroot=%s", t.sysroot) < 0
           || asprintf (&ns_opt, "--target-namespaces=%s", pid) < 0)
         ret = EXIT_ERROR;
     }
+  /* libdw before 0.191: stap reads a copy with .debug_aranges.  */
+  if (ret == EXIT_OK)
+    ret = run_aranges (&b, &t, &aranges);
+  if (ret == EXIT_OK && t.sysroot != NULL
+      && asprintf (&sysroot_opt, "--sysroot=%s", t.sysroot) < 0)
+    ret = EXIT_ERROR;
   if (ret == EXIT_OK)
     ret = write_check_probeable (&b);
   if (ret != EXIT_OK)
@@ -452,7 +460,8 @@ cmd_run (int argc, char **argv)
   const char *nopf = getenv ("GOSTAP_NO_PREFLIGHT");
   if ((nopf == NULL || strcmp (nopf, "1") != 0)
       && run_preflight (gobin_has_debuginfo (&b)
-                        && !gobin_dwarf_companion (&b), runs) != 0)
+                        && !gobin_dwarf_companion (&b) && !aranges,
+                        runs) != 0)
     {
       ret = EXIT_ERROR;
       goto out;
@@ -479,10 +488,9 @@ cmd_run (int argc, char **argv)
      nothing (measured in the guest: "Couldn't resolve target program
      file path").  */
   if (sysroot_opt != NULL)
-    {
-      sargv[k++] = sysroot_opt;
-      sargv[k++] = ns_opt;
-    }
+    sargv[k++] = sysroot_opt;
+  if (ns_opt != NULL)
+    sargv[k++] = ns_opt;
   sargv[k++] = (char *) "-d";
   sargv[k++] = binpath;
   if (guru)
@@ -528,7 +536,7 @@ cmd_run (int argc, char **argv)
                   runs && (run_script_records_stacks (&s) || pprof != NULL
                            || folded != NULL),
                   outfile_whole ? outfile : NULL, runs ? pprof : NULL,
-                  runs ? folded : NULL);
+                  runs ? folded : NULL, t.sysroot);
 out:
   if (opened)
     gobin_close (&b);

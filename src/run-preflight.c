@@ -194,12 +194,19 @@ run_checks (bool numeric_probes, bool runs,
   if (new_dw)
     verdict (&out[n++], "libdw", 1, "stap uses libdw %d.%d: it resolves "
              "statement probes in Go code", dM, dm);
+  else if (numeric_probes)
+    verdict (&out[n++], "libdw", 0, "stap uses libdw %d.%d, which finds no "
+             "DWARF unit for Go code without .debug_aranges (Go writes "
+             "none), and gostap can add them only to DWARF in the binary or "
+             "in a debug file found by GNU build id: libdw 0.191 or newer "
+             "is needed for statement probes here (RHEL 9.5+, Fedora 40+, "
+             "Debian 13)", dM, dm);
   else
-    verdict (&out[n++], "libdw", numeric_probes ? 0 : 1, "stap uses libdw "
-             "%d.%d, which finds no DWARF unit for Go code (Go writes no "
-             ".debug_aranges): libdw 0.191 or newer is needed for statement "
-             "probes (RHEL 9.5+, Fedora 40+, Debian 13)%s", dM, dm,
-             numeric_probes ? "" : "; entry probes by name work");
+    verdict (&out[n++], "libdw", 1, "stap uses libdw %d.%d, which finds no "
+             "DWARF unit for Go code without .debug_aranges (Go writes "
+             "none): gostap run gives stap DWARF with them (a copy of the "
+             "binary or of its debug file, or a companion debug file)", dM,
+             dm);
   if (!runs)
     return n;
   if (geteuid () == 0)

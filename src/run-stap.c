@@ -215,7 +215,7 @@ relay (struct stream *out, struct stream *err, pid_t pid, int *status,
 int
 run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
           bool stacks, const char *outfile, const char *pprof,
-          const char *folded)
+          const char *folded, const char *sysroot)
 {
   struct profile *prof = NULL;
   if ((pprof != NULL || folded != NULL) && (prof = profile_new (b)) == NULL)
@@ -266,7 +266,7 @@ run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
   sigaction (SIGHUP, &sa, NULL);
   int status = 0;
   struct stream out = { .fd = fds[0][0] }, err = { .fd = fds[1][0] };
-  struct run_stderr e = { .b = b, .all = all_warnings };
+  struct run_stderr e = { .b = b, .all = all_warnings, .sysroot = sysroot };
   int ret = relay (&out, &err, pid, &status, b, prof, &e);
   if (stacks && outfile != NULL && access (outfile, F_OK) == 0
       && expand_file (outfile, b, prof) != 0 && ret == EXIT_OK)

@@ -7,7 +7,9 @@
    folded into one line with their count; every other line passes as it
    is, in order, and a partial line is held only while it may still
    become such a warning (a prompt of the program stap runs with -c
-   appears at once).  */
+   appears at once).  With a --sysroot of gostap's (run-aranges.c), stap
+   4.8 warns of missing unwind data for the program of -c under a path of
+   its own making in the sysroot: that line is dropped.  */
 
 #include "config.h"
 
@@ -19,6 +21,7 @@
 
 #define WARNING_HEAD "WARNING: address 0x"
 #define WARNING_TAIL " does not match the beginning of a statement"
+#define UNWIND_HEAD "WARNING: missing unwind/symbol data for module '"
 
 /* Is LINE (LEN bytes, its newline included) stap's warning for a probe
    gostap placed between line-table rows?  Its address into *ADDR.  */
@@ -53,6 +56,22 @@ placed_warning (const struct go_bin *b, const char *line, size_t len,
   return gobin_func_at (b, a) != NULL;
 }
 
+/* Is LINE stap's warning for the program of -c, which it looks for in
+   the sysroot gostap gave it under a path of its own making (stap 4.8
+   with -c ./prog and --sysroot=S warns of "S/CWD/S./prog")?  The same
+   file's symbols and unwind data come from the -d gostap passes, so
+   the warning is dropped.  */
+static bool
+sysroot_unwind_warning (const struct run_stderr *e, const char *line,
+                        size_t len)
+{
+  size_t h = sizeof UNWIND_HEAD - 1, s;
+  if (e->sysroot == NULL || len < h || memcmp (line, UNWIND_HEAD, h) != 0)
+    return false;
+  s = strlen (e->sysroot);
+  return len - h > s && memcmp (line + h, e->sysroot, s) == 0;
+}
+
 void
 run_stderr_line (struct run_stderr *e, const char *line, size_t len)
 {
@@ -63,6 +82,8 @@ run_stderr_line (struct run_stderr *e, const char *line, size_t len)
         e->first = addr;
       return;
     }
+  if (!e->all && sysroot_unwind_warning (e, line, len))
+    return;
   run_stderr_flush (e);
   fwrite (line, 1, len, stderr);
 }
@@ -71,8 +92,11 @@ bool
 run_stderr_may_fold (const struct run_stderr *e, const char *part,
                      size_t len)
 {
-  size_t h = sizeof WARNING_HEAD - 1;
-  return !e->all && memcmp (part, WARNING_HEAD, len < h ? len : h) == 0;
+  size_t h = sizeof WARNING_HEAD - 1, u = sizeof UNWIND_HEAD - 1;
+  return !e->all && (memcmp (part, WARNING_HEAD, len < h ? len : h) == 0
+                     || (e->sysroot != NULL
+                         && memcmp (part, UNWIND_HEAD, len < u ? len : u)
+                         == 0));
 }
 
 void

@@ -63,6 +63,14 @@ int run_sysroot_check (const struct go_bin *b, const struct run_target *t,
                        const char *pid);
 void run_target_free (struct run_target *t);
 
+/* run-aranges.c: does stap's libdw find the DWARF unit of Go code
+   without .debug_aranges (0.191 or newer; true when stap is not there)?  */
+bool run_libdw_finds_go_units (void);
+/* When it does not and B's DWARF is its own: a copy of B with
+   .debug_aranges in a sysroot of gostap's cache, at B's probe_path; T's
+   sysroot set to it and *GAVE.  An exit status, after one line.  */
+int run_aranges (const struct go_bin *b, struct run_target *t, bool *gave);
+
 /* Read PATH (or take INLINE) and collect the go.func probe points it
    names.  0, or -1 with a message.  */
 int run_read_script (struct run_script *s, const char *path,
@@ -84,11 +92,11 @@ bool run_script_records_stacks (const struct run_script *s);
    write-traceback.c, symbolized from B, and when stap wrote it to OUTFILE
    (stap -o), that file expanded in place once stap is done; the profile
    the script printed written to PPROF and FOLDED when not NULL
-   (profile.h).  Returns stap's exit status, or 128 + the signal that
+   (profile.h).  SYSROOT: the --sysroot gostap gave stap, or NULL.  Returns stap's exit status, or 128 + the signal that
    killed it (1 when it succeeded but a profile could not be written).  */
 int run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
               bool stacks, const char *outfile, const char *pprof,
-              const char *folded);
+              const char *folded, const char *sysroot);
 
 /* run-stderr.c: stap's standard error, line by line.  */
 struct run_stderr
@@ -96,6 +104,8 @@ struct run_stderr
   const struct go_bin *b;       /* the target: whose functions' warnings
                                    are folded */
   bool all;                     /* fold nothing */
+  const char *sysroot;          /* the --sysroot gostap gave stap, or
+                                   NULL */
   size_t folded;                /* warnings folded since the last flush */
   uint64_t first;               /* the first one's address */
 };

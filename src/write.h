@@ -36,6 +36,12 @@ int write_funcs (struct go_model *m, const struct go_layout *l,
 int write_companion (struct go_model *m, const struct go_bin *b,
                      const char *path);
 
+/* A copy of the ELF file PATH (its DWARF DW) at TO, its bytes unchanged,
+   with .debug_aranges added for SystemTap on libdw before 0.191
+   (write-aranges.c), written atomically.  An exit status, after one
+   line.  */
+int write_aranges_copy (const char *path, Dwarf *dw, const char *to);
+
 /* Can SystemTap probe B at all, and can its path go into process("...")?
    EXIT_OK, or EXIT_BADINPUT after one line.  */
 int write_check_probeable (const struct go_bin *b);

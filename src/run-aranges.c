@@ -1,0 +1,263 @@
+/* run-aranges.c: gostap run where stap's libdw is older than 0.191 (RHEL
+   8, RHEL 9.0-9.4, Ubuntu 24.04, Debian 12) on a binary with its own
+   DWARF.
+
+   Such a libdw finds the compile unit of an address only through
+   .debug_aranges, which Go's linker does not write, so stap resolves no
+   statement probe in Go code (facts.md 2): no entry after the stack
+   check, no RET, no argument.  gostap gives stap a copy of the binary
+   with that section added (write-aranges.c: every byte of the binary at
+   its offset, the section past the end), through stap's --sysroot: stap
+   reads process("PATH") as SYSROOT/PATH and keeps PATH for the probes
+   at run time (run-sysroot.c says what was measured of it).  The
+   binary's own DWARF still gives the arguments and results.  A binary
+   whose DWARF is in a separate debug file found by its GNU build id gets
+   a copy of that file instead, found first (debug_file_copy).
+
+   The sysroot is CACHE/gostap/sysroot/aranges-KEY, KEY a hash of the
+   binary's bytes and path (a binary rebuilt in place gets another), and
+   shadows
+   this machine's file system: every other entry of each directory on the
+   way to the copy is a link to the real one, so that the libraries,
+   debug directories and kernel build tree a script needs resolve under
+   it as they do outside.  The links are made again at every run (an
+   entry added since is linked then); the copy is written once.  */
+
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <error.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "companion.h"
+#include "run.h"
+#include "write.h"
+
+bool
+run_libdw_finds_go_units (void)
+{
+  int sM, sm, dM, dm;
+  /* Without stap there is nothing to give it (the preflight says so).  */
+  return run_stap_versions (&sM, &sm, &dM, &dm) != 0 || dM > 0
+    || dm >= 191;
+}
+
+/* Link every entry of directory DIR (an absolute path; "" for /) into
+   ROOT, except KEEP (the next component on the way to the copy, or
+   NULL), unless ROOT/DIR/ENTRY is there already.  0, or -1 after one
+   line.  */
+static int
+shadow_dir (const char *root, const char *dir, const char *keep)
+{
+  DIR *d = opendir (dir[0] ? dir : "/");
+  if (d == NULL)
+    return 0;                   /* unreadable: nothing to shadow */
+  int ret = 0;
+  for (struct dirent *e; ret == 0 && (e = readdir (d)) != NULL;)
+    {
+      char *at = NULL, *real = NULL;
+      struct stat st;
+      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0
+          || (keep != NULL && strcmp (e->d_name, keep) == 0))
+        continue;
+      if (asprintf (&at, "%s%s/%s", root, dir, e->d_name) < 0)
+        at = NULL;
+      else if (asprintf (&real, "%s/%s", dir, e->d_name) < 0)
+        real = NULL;
+      if (at == NULL || real == NULL)
+        {
+          error (0, errno, "asprintf");
+          ret = -1;
+        }
+      else if (lstat (at, &st) != 0 && symlink (real, at) != 0
+               && errno != EEXIST)
+        {
+          error (0, errno, "%s: cannot link it to %s", at, real);
+          ret = -1;
+        }
+      free (at);
+      free (real);
+    }
+  closedir (d);
+  return ret;
+}
+
+/* ROOT as a shadow of / along PATH (absolute): each directory on the way
+   made, its other entries linked.  0, or -1 after one line.  */
+static int
+shadow (const char *root, const char *path)
+{
+  char *dir = strdup (path);
+  int ret = dir != NULL ? 0 : -1;
+  if (dir == NULL)
+    error (0, errno, "strdup");
+  /* DIR[0..i) is the directory, PATH + i + 1 begins the next
+     component.  */
+  for (size_t i = 0; ret == 0 && dir[i] == '/';)
+    {
+      const char *next = path + i + 1;
+      size_t len = strcspn (next, "/");
+      if (next[len] != '/')
+        {
+          /* The last component: the copy itself.  */
+          char *keep = strndup (next, len);
+          dir[i] = '\0';
+          ret = keep != NULL ? shadow_dir (root, dir, keep) : -1;
+          free (keep);
+          break;
+        }
+      char *keep = strndup (next, len), *mk = NULL;
+      dir[i] = '\0';
+      if (keep == NULL || shadow_dir (root, dir, keep) != 0
+          || asprintf (&mk, "%s%s/%s", root, dir, keep) < 0)
+        ret = -1;
+      else
+        {
+          /* A directory on the way, never a link out of ROOT (the copy
+             would be looked for, or written, in the real file system).  */
+          struct stat st;
+          if (lstat (mk, &st) == 0 && !S_ISDIR (st.st_mode)
+              && unlink (mk) != 0)
+            {
+              error (0, errno, "%s: unlink", mk);
+              ret = -1;
+            }
+          else if (mkdir (mk, 0755) != 0 && errno != EEXIST)
+            {
+              error (0, errno, "%s: mkdir", mk);
+              ret = -1;
+            }
+        }
+      free (mk);
+      free (keep);
+      dir[i] = '/';
+      i += 1 + len;
+    }
+  free (dir);
+  return ret;
+}
+
+/* Put DIR first in SYSTEMTAP_DEBUGINFO_PATH (after its leading + or -,
+   which says how libdwfl checks what it finds).  0, or -1 after one
+   line.  */
+static int
+debuginfo_path_first (const char *dir)
+{
+  const char *now = gobin_debuginfo_path ();
+  char *path = NULL;
+  int n;
+  if ((now[0] == '+' || now[0] == '-') && now[1] == ':')
+    n = asprintf (&path, "%c:%s:%s", now[0], dir, now + 2);
+  else
+    n = asprintf (&path, "%s:%s", dir, now);
+  if (n < 0)
+    {
+      error (0, errno, "asprintf");
+      return -1;
+    }
+  n = setenv ("SYSTEMTAP_DEBUGINFO_PATH", path, 1);
+  if (n != 0)
+    error (0, errno, "setenv");
+  free (path);
+  return n;
+}
+
+/* B's DWARF is in the separate debug file DEBUG_FILE, found by B's GNU
+   build id: a copy of it with .debug_aranges under the same build id in
+   CACHE/gostap/aranges-debug, which goes first in
+   SYSTEMTAP_DEBUGINFO_PATH, so stap finds it before the original.  An
+   exit status, after one line.  */
+static int
+debug_file_copy (const struct go_bin *b, Dwarf *dw, const char *debug_file,
+                 bool *gave)
+{
+  char *cache = run_cache_root (), *dir = NULL, *path = NULL;
+  int ret = EXIT_ERROR;
+  struct stat st;
+  if (cache == NULL)
+    return EXIT_ERROR;
+  if (asprintf (&dir, "%s/aranges-debug", cache) < 0)
+    {
+      error (0, errno, "asprintf");
+      dir = NULL;
+      goto out;
+    }
+  if ((path = companion_path (b, dir)) == NULL
+      || companion_mkdirs (path) != 0)
+    goto out;
+  if (!(stat (path, &st) == 0 && S_ISREG (st.st_mode))
+      && (ret = write_aranges_copy (debug_file, dw, path)) != EXIT_OK)
+    goto out;
+  ret = EXIT_ERROR;
+  if (debuginfo_path_first (dir) != 0)
+    goto out;
+  *gave = true;
+  ret = EXIT_OK;
+out:
+  free (path);
+  free (dir);
+  free (cache);
+  return ret;
+}
+
+int
+run_aranges (const struct go_bin *b, struct run_target *t, bool *gave)
+{
+  char *cache = NULL, *root = NULL, *copy = NULL;
+  int ret = EXIT_OK;
+  const char *debug_file;
+  *gave = false;
+  if (run_libdw_finds_go_units () || gobin_dwarf_companion (b))
+    return EXIT_OK;
+  enum go_dwarf_source source = gobin_dwarf_source (b, &debug_file);
+  Dwarf *dw = source != GO_DWARF_NONE ? gobin_dwarf (b) : NULL;
+  if (dw == NULL)
+    return EXIT_OK;             /* nothing to add to (or said) */
+  if (source != GO_DWARF_BINARY)
+    /* Without a build id stap would check a .gnu_debuglink's CRC, which a
+       copy does not have: the preflight says that libdw is too old.  */
+    return b->gnu_build_id != NULL && debug_file != NULL
+      ? debug_file_copy (b, dw, debug_file, gave) : EXIT_OK;
+  ret = EXIT_ERROR;
+  /* The bytes and the path: the same program at two paths gets two
+     sysroots, each shadowing the file system along its own path.  */
+  uint64_t key = fnv1a (0xcbf29ce484222325ULL, b->image, b->size)
+    ^ (uint64_t) b->size;
+  key = fnv1a (key, b->probe_path, strlen (b->probe_path));
+  if ((cache = run_cache_root ()) == NULL)
+    goto out;
+  if (asprintf (&root, "%s/sysroot/aranges-%016llx", cache,
+                (unsigned long long) key) < 0
+      || asprintf (&copy, "%s%s", root, b->probe_path) < 0)
+    {
+      error (0, errno, "asprintf");
+      root = copy = NULL;
+      goto out;
+    }
+  if (make_dirs (root) != 0)
+    {
+      error (0, errno, "%s: cannot make the directory", root);
+      goto out;
+    }
+  if (shadow (root, b->probe_path) != 0)
+    goto out;
+  struct stat st;
+  if (!(stat (copy, &st) == 0 && S_ISREG (st.st_mode))
+      && (ret = write_aranges_copy (b->abspath, dw, copy)) != EXIT_OK)
+    goto out;
+  free (t->sysroot);
+  t->sysroot = root;
+  root = NULL;
+  *gave = true;
+  ret = EXIT_OK;
+out:
+  free (cache);
+  free (root);
+  free (copy);
+  return ret;
+}

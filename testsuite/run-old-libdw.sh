@@ -1,0 +1,201 @@
+#!/bin/bash
+# gostap run on the SystemTap stack of RHEL 8, RHEL 9.0-9.4, Ubuntu 24.04
+# and Debian 12: a stap whose libdw is older than 0.191 (this machine's
+# own stap 4.8 with libdw 0.188), which finds no DWARF unit of Go code by
+# itself (facts.md 2), so that stap alone places no statement probe in a
+# Go binary. gostap run gives it a copy of the binary with .debug_aranges
+# (through --sysroot), or a copy of the separate debug file (first in
+# SYSTEMTAP_DEBUGINFO_PATH): run-aranges.c, write-aranges.c.
+# With the real translator (passes 1-3), on fixtures of Go 1.19, 1.24 and
+# 1.27 (DWARF 4 and 5):
+#  - stap alone resolves no statement probe in the binary (the premise);
+#  - gostap run -p2 of every example (but cpuprofile.stp: run-cli.sh says
+#    why) on the demo, httplatency.stp on the http fixture, entries and
+#    returns of every main function with their arguments and results on
+#    the abi fixture (default and PIE builds), the cgo build, a split
+#    build (stripped, its debug file found by GNU build id) and a -w build
+#    (gostap's companion): the whole -p2 listing (probe points at their
+#    addresses, under the binary's own path, locals, functions) equals
+#    what stap with libdw 0.192 (stap-env.sh) gives on the binary itself;
+#  - the copy holds the binary's bytes: every PT_LOAD range equal;
+#  - -c with a relative path (-p3): no warning of a module under the
+#    sysroot;
+#  - gostap doctor says what gostap run does; a split build found only by
+#    .gnu_debuglink (no GNU build id) is refused in one line.
+. "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
+
+command -v stap >/dev/null 2>&1 || skip "no stap on this machine (tools/deps.sh installs it)"
+sysdw=$(stap -V 2>&1 | sed -n 's/.*version [0-9.]*\/0\.\([0-9]*\).*/\1/p')
+[ -n "$sysdw" ] || hard_error "cannot read the libdw version of stap -V: $(stap -V 2>&1 | head -1)"
+[ "$sysdw" -lt 191 ] ||
+  skip "this machine's stap uses libdw 0.$sysdw (0.191 or newer): the old stack this test is about is not here"
+need_stap
+# The translator with libdw 0.192 (stap-env.sh), and the system's own
+# (libdw 0.$sysdw) with the same kernel stub: the same command without
+# LD_LIBRARY_PATH.
+old_stap=$(sed 's/LD_LIBRARY_PATH=[^ ]* //' <<< "$STAP")
+case $old_stap in *LD_LIBRARY_PATH*) hard_error "cannot drop LD_LIBRARY_PATH from '$STAP'" ;; esac
+printf '#!/bin/sh\nexec %s "$@"\n' "$STAP" > "$tmp/stap-new"
+printf '#!/bin/sh\nexec %s "$@"\n' "$old_stap" > "$tmp/stap-old"
+chmod +x "$tmp/stap-new" "$tmp/stap-old"
+[ "$("$tmp/stap-old" -V 2>&1 | sed -n 's/.*version [0-9.]*\/0\.\([0-9]*\).*/\1/p')" = "$sysdw" ] ||
+  hard_error "the old translator does not report libdw 0.$sysdw"
+export GOSTAP_TAPSETS=$top_srcdir/tapsets
+unset SYSTEMTAP_DEBUGINFO_PATH
+fixture_manifest > "$tmp/manifest"
+examples=$top_srcdir/examples
+fix () { awk -v v="$1" -v var="$2" -v f="$3" '$2 == v && $3 == var && $4 == f { print $1 }' "$tmp/manifest"; }
+
+# p2 NAME ARGS...: gostap run ARGS -p2 with each translator, each with a
+# gostap cache of its own; the listings, their cache paths made alike,
+# into $tmp/NAME.old and $tmp/NAME.new, stap's errors in .err.
+p2 () {
+  local name=$1 which st
+  shift
+  for which in old new; do
+    st=0
+    XDG_CACHE_HOME=$tmp/cache-$which GOSTAP_STAP=$tmp/stap-$which \
+      "$GOSTAP" run -p2 "$@" > "$tmp/$name.$which.raw" 2> "$tmp/$name.$which.err" || st=$?
+    sed "s|$tmp/cache-$which/|CACHE/|g" "$tmp/$name.$which.raw" > "$tmp/$name.$which"
+    [ "$st" = 0 ] || return 1
+  done
+}
+
+# same NAME WHAT ARGS...: the two listings are equal and have probes.
+same () {
+  local name=$1 what=$2 n
+  shift 2
+  checks=$((checks + 1))
+  if ! p2 "$name" "$@"; then
+    fail "$what: gostap run -p2 failed: $(grep -hv '^WARNING: address\|^gostap: .*folded' "$tmp/$name".*.err | head -5)"
+    return
+  fi
+  n=$(grep -c '^process(' "$tmp/$name.old" || true)
+  if [ "$n" = 0 ]; then
+    fail "$what: no probe point in the listing"
+  elif grep -q "^process(\"$tmp/cache" "$tmp/$name.old.raw"; then
+    fail "$what: a probe names the copy, not the binary: $(grep -m1 "^process(\"$tmp/cache" "$tmp/$name.old.raw")"
+  elif ! diff "$tmp/$name.old" "$tmp/$name.new" > "$tmp/$name.diff"; then
+    fail "$what: libdw 0.$sysdw through gostap and libdw 0.192 differ: $(head -8 "$tmp/$name.diff")"
+  else
+    echo "ok - $what: $n probe points, the same listing as with libdw 0.192"
+  fi
+}
+
+all_main='probe go.func.main.* { printf("%s\n", funcname) }
+probe go.func.main.*.return { printf("%s\n", funcname) }'
+for v in 1.19 1.24 1.27; do
+  demo=$(fix "$v" default demo) http=$(fix "$v" default http)
+  abi=$(fix "$v" default abi) pie=$(fix "$v" pie abi) cgo=$(fix "$v" cgo cgo)
+  w=$(fix "$v" w abi)
+  [ -n "$demo" ] && [ -n "$http" ] && [ -n "$abi" ] && [ -n "$pie" ] && [ -n "$w" ] ||
+    hard_error "Go $v: a fixture is missing from the manifest"
+
+  # The premise: stap alone finds no unit for the demo's main.rec.
+  body=$("$GOSTAP" list "$demo" main.rec | awk '{ print $2 }')
+  checks=$((checks + 1))
+  if "$tmp/stap-old" -p2 -e "probe process(\"$demo\").statement($body) { }" > /dev/null 2> "$tmp/alone.err"; then
+    fail "Go $v: stap with libdw 0.$sysdw alone resolved statement($body) in $demo: the test's premise does not hold"
+  elif grep -q "no match" "$tmp/alone.err"; then
+    echo "ok - Go $v: stap with libdw 0.$sysdw alone: statement($body) in main.rec: no match"
+  else
+    fail "Go $v: stap alone failed otherwise: $(head -3 "$tmp/alone.err")"
+  fi
+
+  for ex in "$examples"/*.stp; do
+    case $(basename "$ex") in
+      cpuprofile.stp) continue ;;
+      httplatency.stp) same "hl-$v" "Go $v httplatency.stp" -c "$http" "$ex" ;;
+      *) same "$(basename "$ex" .stp)-$v" "Go $v $(basename "$ex")" -c "$demo 1" "$ex" ;;
+    esac
+  done
+  same "abi-$v" "Go $v abi: main.* entries and returns" -t "$abi" -e "$all_main"
+  same "pie-$v" "Go $v abi PIE: main.* entries and returns" -t "$pie" -e "$all_main"
+  same "w-$v" "Go $v abi -w (companion): main.* entries and returns" -t "$w" -e "$all_main"
+  if [ -n "$cgo" ]; then
+    same "cgo-$v" "Go $v cgo: main.* entries and returns" -t "$cgo" -e "$all_main"
+  fi
+
+  # The copy holds the binary's bytes where they are loaded.
+  copy=$(find "$tmp/cache-old/gostap/sysroot" -path "*$abi" -type f | head -1)
+  checks=$((checks + 1))
+  if [ -z "$copy" ]; then
+    fail "Go $v: no copy of $abi under the sysroot of gostap's cache"
+  elif python3 - "$abi" "$copy" <<'EOF'
+import struct, sys
+a, b = (open(p, 'rb').read() for p in sys.argv[1:3])
+phoff, = struct.unpack_from('<Q', a, 0x20)
+phentsize, phnum = struct.unpack_from('<HH', a, 0x36)
+# The ELF header's e_shoff and e_shnum point to the new section headers
+# (the kernel maps the binary, never the copy): compare the rest.
+mask = lambda x: x[:0x28] + bytes(8) + x[0x30:0x3c] + bytes(2) + x[0x3e:]
+a, b = mask(a), mask(b)
+n = 0
+for i in range(phnum):
+    typ, flags, off, vaddr, paddr, filesz = struct.unpack_from('<IIQQQQ', a, phoff + i * phentsize)
+    if typ == 1:
+        n += 1
+        if a[off:off + filesz] != b[off:off + filesz]:
+            sys.exit('PT_LOAD at file offset %#x differs' % off)
+if n == 0 or b[:len(a)] != a:
+    sys.exit('no PT_LOAD, or the bytes but e_shoff and e_shnum differ')
+EOF
+  then
+    echo "ok - Go $v: the copy's PT_LOAD ranges and every byte of the binary but e_shoff and e_shnum equal"
+  else
+    fail "Go $v: the copy of $abi differs from it where it must not"
+  fi
+done
+
+# A split build of Go 1.24's abi program: stripped, its debug file found
+# by its GNU build id in a debug directory.
+abi=$(fix 1.24 default abi)
+id=$(readelf -n "$abi" | awk '/Build ID:/ { print $3 }')
+[ -n "$id" ] || hard_error "$abi has no GNU build id"
+mkdir -p "$tmp/debug/.build-id/${id:0:2}"
+objcopy --only-keep-debug "$abi" "$tmp/debug/.build-id/${id:0:2}/${id:2}.debug"
+strip -o "$tmp/abi-split" "$abi"
+SYSTEMTAP_DEBUGINFO_PATH=$tmp/debug same split "Go 1.24 abi, stripped, debug file by build id" -t "$tmp/abi-split" -e "$all_main"
+checks=$((checks + 1))
+if SYSTEMTAP_DEBUGINFO_PATH=$tmp/debug GOSTAP_STAP=$tmp/stap-old "$GOSTAP" doctor "$tmp/abi-split" > "$tmp/doctor.split" &&
+   grep -q '^ok  \.debug_aranges .*a copy of the debug file' "$tmp/doctor.split" &&
+   grep -q '^ok  entry probes .*after the stack check' "$tmp/doctor.split"; then
+  echo "ok - doctor on the split build: a copy of the debug file, entry after the stack check"
+else
+  fail "doctor on the split build: $(cat "$tmp/doctor.split")"
+fi
+
+# The same without a build id, found by .gnu_debuglink: refused.
+objcopy --remove-section .note.gnu.build-id "$abi" "$tmp/abi-nobid"
+objcopy --only-keep-debug "$tmp/abi-nobid" "$tmp/abi-nobid.debug"
+strip "$tmp/abi-nobid"
+objcopy --add-gnu-debuglink="$tmp/abi-nobid.debug" "$tmp/abi-nobid"
+GOSTAP_STAP=$tmp/stap-old expect_fail 1 "libdw 0\.$sysdw, which finds no DWARF unit .*GNU build id" \
+  "$GOSTAP" run -t "$tmp/abi-nobid" -p2 -e "$all_main"
+
+# doctor on a binary with DWARF: what gostap run does.
+demo=$(fix 1.24 default demo)
+checks=$((checks + 1))
+if GOSTAP_STAP=$tmp/stap-old "$GOSTAP" doctor "$demo" > "$tmp/doctor" &&
+   grep -q "^ok  libdw .*libdw 0\.$sysdw" "$tmp/doctor" &&
+   grep -q '^ok  \.debug_aranges .*a copy of the binary' "$tmp/doctor" &&
+   grep -q '^ok  RET probes' "$tmp/doctor" && grep -q '^ok  arguments, results' "$tmp/doctor"; then
+  echo "ok - doctor: libdw 0.$sysdw, a copy of the binary with .debug_aranges, RETs, arguments"
+else
+  fail "doctor: $(cat "$tmp/doctor")"
+fi
+
+# -c with a relative path: stap 4.8 looks for it under the sysroot by a
+# path of its own making; gostap drops that warning (the -d it passes
+# gives the same file's symbols).
+cp "$demo" "$tmp/demo"
+checks=$((checks + 1))
+if (cd "$tmp" && XDG_CACHE_HOME=$tmp/cache-old GOSTAP_STAP=$tmp/stap-old \
+      "$GOSTAP" run -c './demo 1' -p3 "$examples/newstack.stp" > /dev/null 2> "$tmp/p3.err") &&
+   ! grep -q 'missing unwind/symbol data' "$tmp/p3.err"; then
+  echo "ok - -c ./demo -p3: no warning of a module under the sysroot"
+else
+  fail "-c ./demo -p3: $(grep -v '^WARNING: address' "$tmp/p3.err" | head -5)"
+fi
+
+finish
