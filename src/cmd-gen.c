@@ -72,7 +72,11 @@ cmd_gen (int argc, char **argv)
     "\vUse them with gostap's static tapsets: stap -I DIR -I "
     "PREFIX/share/gostap/tapset ...  RET-site probes need stap -g "
     "(they are not line-table rows), except through a companion debug file "
-    "(gostap companion).\n\n"
+    "(gostap companion).  Where stap's libdw is older than 0.191, gen also "
+    "writes a copy of the binary (or of its debug file) with the "
+    ".debug_aranges such a libdw needs into gostap's cache, and says in one "
+    "line what to add to stap's command (--sysroot=DIR, or "
+    "SYSTEMTAP_DEBUGINFO_PATH).\n\n"
     "Exit status: 0 success, 1 error or a GLOB that matched nothing, "
     "2 not a usable Go binary, 64 usage error.\n\n"
     "Examples:\n"
@@ -131,7 +135,8 @@ cmd_gen (int argc, char **argv)
   if (m == NULL || write_target (&b, &layout, a.outdir) != 0
       || write_funcs (m, &layout, sel, paired, n, a.outdir) != 0)
     goto out;
-  ret = EXIT_OK;
+  /* stap by hand on libdw < 0.191: what to give it, in one line.  */
+  ret = run_aranges_hint (&b);
 out:
   go_model_end (m);
   free (sel);

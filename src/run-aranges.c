@@ -21,7 +21,8 @@
    way to the copy is a link to the real one, so that the libraries,
    debug directories and kernel build tree a script needs resolve under
    it as they do outside.  The links are made again at every run (an
-   entry added since is linked then); the copy is written once.  */
+   entry added since is linked then); the copy is written once, and the
+   sysroots of older builds at the same path are removed then.  */
 
 #include "config.h"
 
@@ -205,6 +206,49 @@ out:
   return ret;
 }
 
+/* The file ROOT/.path holds the path of ROOT's copy.  Write it (when
+   PATH is not NULL: 0, or -1 after one line), or compare with it.  */
+static bool
+root_path (const char *root, const char *path, bool write)
+{
+  char *at = NULL, buf[4096];
+  bool ret = false;
+  if (asprintf (&at, "%s/.path", root) < 0)
+    return false;
+  FILE *f = fopen (at, write ? "w" : "r");
+  if (f != NULL && write)
+    ret = fputs (path, f) >= 0;
+  else if (f != NULL)
+    ret = fgets (buf, sizeof buf, f) != NULL && strcmp (buf, path) == 0;
+  if (f != NULL && fclose (f) != 0)
+    ret = false;
+  if (write && !ret)
+    error (0, errno, "%s", at);
+  free (at);
+  return ret;
+}
+
+/* Remove the sysroots of DIR other than KEEP whose copy is at PATH: an
+   older build of the same program.  */
+static void
+remove_older (const char *dir, const char *keep, const char *path)
+{
+  DIR *d = opendir (dir);
+  if (d == NULL)
+    return;
+  for (struct dirent *e; (e = readdir (d)) != NULL;)
+    {
+      char *root = NULL;
+      if (strncmp (e->d_name, "aranges-", 8) != 0
+          || asprintf (&root, "%s/%s", dir, e->d_name) < 0)
+        continue;
+      if (strcmp (root, keep) != 0 && root_path (root, path, false))
+        run_remove_tree (root);
+      free (root);
+    }
+  closedir (d);
+}
+
 int
 run_aranges (const struct go_bin *b, struct run_target *t, bool *gave)
 {
@@ -247,9 +291,18 @@ run_aranges (const struct go_bin *b, struct run_target *t, bool *gave)
   if (shadow (root, b->probe_path) != 0)
     goto out;
   struct stat st;
-  if (!(stat (copy, &st) == 0 && S_ISREG (st.st_mode))
-      && (ret = write_aranges_copy (b->abspath, dw, copy)) != EXIT_OK)
-    goto out;
+  if (!(stat (copy, &st) == 0 && S_ISREG (st.st_mode)))
+    {
+      if ((ret = write_aranges_copy (b->abspath, dw, copy)) != EXIT_OK)
+        goto out;
+      ret = EXIT_ERROR;
+      if (!root_path (root, b->probe_path, true))
+        goto out;
+      char *dir = strndup (root, (size_t) (strrchr (root, '/') - root));
+      if (dir != NULL)
+        remove_older (dir, root, b->probe_path);
+      free (dir);
+    }
   free (t->sysroot);
   t->sysroot = root;
   root = NULL;
@@ -259,5 +312,32 @@ out:
   free (cache);
   free (root);
   free (copy);
+  return ret;
+}
+
+int
+run_aranges_hint (const struct go_bin *b)
+{
+  struct run_target t = { 0 };
+  bool gave;
+  const char *before = getenv ("SYSTEMTAP_DEBUGINFO_PATH");
+  char *was = before != NULL ? strdup (before) : NULL;
+  int ret = run_aranges (b, &t, &gave);
+  const char *now = getenv ("SYSTEMTAP_DEBUGINFO_PATH");
+  if (ret == EXIT_OK && gave && t.sysroot != NULL)
+    fprintf (stderr, "gostap: stap's libdw is older than 0.191 and needs "
+             ".debug_aranges, which %s lacks: run stap with --sysroot=%s "
+             "(a copy of the binary with them)\n", b->path, t.sysroot);
+  else if (ret == EXIT_OK && gave && now != NULL)
+    fprintf (stderr, "gostap: stap's libdw is older than 0.191 and needs "
+             ".debug_aranges, which the debug file of %s lacks: run stap "
+             "with SYSTEMTAP_DEBUGINFO_PATH=%s (a copy of it with them "
+             "first)\n", b->path, now);
+  if (was != NULL)
+    setenv ("SYSTEMTAP_DEBUGINFO_PATH", was, 1);
+  else
+    unsetenv ("SYSTEMTAP_DEBUGINFO_PATH");
+  free (was);
+  run_target_free (&t);
   return ret;
 }

@@ -20,6 +20,8 @@
 #  - the copy holds the binary's bytes: every PT_LOAD range equal;
 #  - -c with a relative path (-p3): no warning of a module under the
 #    sysroot;
+#  - gostap gen says in one line which --sysroot stap by hand needs, and
+#    stap by hand with it gives libdw 0.192's listing (none without it);
 #  - gostap doctor says what gostap run does; a split build found only by
 #    .gnu_debuglink (no GNU build id) is refused in one line.
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
@@ -172,6 +174,32 @@ strip "$tmp/abi-nobid"
 objcopy --add-gnu-debuglink="$tmp/abi-nobid.debug" "$tmp/abi-nobid"
 GOSTAP_STAP=$tmp/stap-old expect_fail 1 "libdw 0\.$sysdw, which finds no DWARF unit .*GNU build id" \
   "$GOSTAP" run -t "$tmp/abi-nobid" -p2 -e "$all_main"
+
+# gostap gen for stap by hand: one line giving the --sysroot; with it,
+# stap by hand gives the listing of libdw 0.192 without it.
+abi=$(fix 1.27 default abi)
+checks=$((checks + 1))
+XDG_CACHE_HOME=$tmp/cache-gen GOSTAP_STAP=$tmp/stap-old "$GOSTAP" gen "$abi" -o "$tmp/gen" 'main.*' 2> "$tmp/gen.err" ||
+  fail "gen $abi: $(cat "$tmp/gen.err")"
+sysroot=$(sed -n 's/.* run stap with --sysroot=\([^ ]*\) (a copy of the binary with them)$/\1/p' "$tmp/gen.err")
+if [ "$(wc -l < "$tmp/gen.err")" != 1 ] || [ -z "$sysroot" ]; then
+  fail "gen on libdw 0.$sysdw: not one line naming the --sysroot: $(cat "$tmp/gen.err")"
+else
+  echo "ok - gen: $(cat "$tmp/gen.err")"
+  checks=$((checks + 1))
+  hand () { "$@" -g -I "$tmp/gen" -I "$top_srcdir/tapsets" -p2 -e "$all_main"; }
+  if hand "$tmp/stap-old" > /dev/null 2>&1; then
+    fail "stap by hand with libdw 0.$sysdw resolved the aliases without the --sysroot"
+  elif ! hand "$tmp/stap-old" --sysroot="$sysroot" > "$tmp/hand.old" 2> "$tmp/hand.err"; then
+    fail "stap by hand with --sysroot: $(grep -v '^WARNING: address' "$tmp/hand.err" | head -5)"
+  elif ! hand "$tmp/stap-new" > "$tmp/hand.new" 2> "$tmp/hand.err"; then
+    fail "stap by hand with libdw 0.192: $(head -5 "$tmp/hand.err")"
+  elif ! diff "$tmp/hand.old" "$tmp/hand.new" > "$tmp/hand.diff"; then
+    fail "stap by hand: libdw 0.$sysdw with --sysroot and libdw 0.192 differ: $(head -8 "$tmp/hand.diff")"
+  else
+    echo "ok - stap by hand: no match without the --sysroot; with it the listing of libdw 0.192 ($(grep -c '^process(' "$tmp/hand.old") probe points)"
+  fi
+fi
 
 # doctor on a binary with DWARF: what gostap run does.
 demo=$(fix 1.24 default demo)

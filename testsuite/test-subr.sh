@@ -26,6 +26,11 @@ plain_gostap () {
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gostap-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# gostap's own cache (run's tapsets, companions, the copies it makes for
+# an old libdw: run-aranges.c) in the test's directory, unless a test
+# names another; the test cache stays where it was.
+export GOSTAP_TEST_CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
+export XDG_CACHE_HOME=$tmp/xdg-cache
 
 failures=0
 checks=0
