@@ -29,7 +29,10 @@ trap 'rm -rf "$tmp"' EXIT
 # gostap's own cache (run's tapsets, companions, the copies it makes for
 # an old libdw: run-aranges.c) in the test's directory, unless a test
 # names another; the test cache stays where it was.
+# Go's own build cache (go tool nm, addr2line, pprof are built on first
+# use from Go 1.25 on) is the test cache's, as build-fixtures.sh's.
 export GOSTAP_TEST_CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
+export GOCACHE=${GOCACHE:-$GOSTAP_TEST_CACHE/gocache}
 export XDG_CACHE_HOME=$tmp/xdg-cache
 
 failures=0
