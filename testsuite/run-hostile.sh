@@ -30,16 +30,13 @@
 # the kinds of first stderr lines.
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
 
-manifest=$(fixture_manifest)
-pick () {   # pick VERSION VARIANT FIXTURE: the path of one fixture binary
-  awk -v v="$1" -v var="$2" -v f="$3" '$2 == v && $3 == var && $4 == f { print $1; exit }' <<<"$manifest"
-}
+fixture_manifest > /dev/null
 bases=()
 # 1.20 pclntab with DWARF; 1.18 pclntab with .symtab only; Go 1.26 PIE
 # (textStart 0, .data.rel.ro.gopclntab, .go.module); arm64.
 for spec in "1.22 default abi" "1.19 w grow" "1.26 pie abi" "1.27 arm64 grow"; do
   # shellcheck disable=SC2086
-  p=$(pick $spec)
+  p=$(fixture $spec)
   if [ -n "$p" ] && [ -f "$p" ]; then bases+=("$p"); else echo "# no fixture for $spec" >&2; fi
 done
 [ "${#bases[@]}" -gt 0 ] || hard_error "no fixture binaries in the manifest"

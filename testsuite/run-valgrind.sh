@@ -17,7 +17,9 @@ vg () {
 }
 
 fixture_manifest > "$tmp/manifest"
-bins=$(awk '($2 == "1.19" || $2 == "1.27") && ($3 == "default" || $3 == "arm64" || $3 == "sw" || $3 == "cgo") && $4 != "demo" { print $1 }' "$tmp/manifest")
+sel='($2 == "1.19" || $2 == "1.27") && ($3 == "default" || $3 == "arm64" || $3 == "sw" || $3 == "cgo") && $4 != "demo"'
+fixture_failures "$sel"
+bins=$(awk "$sel"' { print $1 }' "$tmp/manifest")
 printf 'hello\n' > "$tmp/text"
 one=$(echo "$bins" | head -1)
 head -c 100000 "$one" > "$tmp/trunc"
