@@ -23,7 +23,10 @@
 #  - gostap gen says in one line which --sysroot stap by hand needs, and
 #    stap by hand with it gives libdw 0.192's listing (none without it);
 #  - gostap doctor says what gostap run does; a split build found only by
-#    .gnu_debuglink (no GNU build id) is refused in one line.
+#    .gnu_debuglink (no GNU build id) is refused in one line;
+#  - bullseye's stap 4.4 with libdw 0.183, unpacked into the test cache:
+#    newstack, funclatency and goroutines translate (-p3) through gostap
+#    run, with libdw 0.192's probe points.
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
 
 command -v stap >/dev/null 2>&1 || skip "no stap on this machine (tools/deps.sh installs it)"
@@ -225,5 +228,56 @@ if (cd "$tmp" && XDG_CACHE_HOME=$tmp/cache-old GOSTAP_STAP=$tmp/stap-old \
 else
   fail "-c ./demo -p3: $(grep -v '^WARNING: address' "$tmp/p3.err" | head -5)"
 fi
+
+# Older still: bullseye's SystemTap 4.4 with libdw 0.183 (the oldest
+# Debian still carries), unpacked from the archive into the test cache
+# (nothing installed), its tapsets and runtime named by SYSTEMTAP_TAPSET
+# and SYSTEMTAP_RUNTIME. newstack, funclatency and goroutines through
+# gostap run: passes 1-3 (the script and gostap's tapsets, embedded C
+# included, translated to C), and at pass 2 the same probe points at the
+# same addresses as libdw 0.192 gives.
+CACHE=$GOSTAP_TEST_CACHE
+. "$testsuite/debian-archive.sh"
+bull=$CACHE/stap-bullseye
+if [ ! -x "$bull/usr/bin/stap" ]; then
+  ( APT=$CACHE/apt-kbuild/bullseye; cache_lock stap-bullseye
+    if [ ! -x "$bull/usr/bin/stap" ]; then
+      archive_setup bullseye &&
+      archive_fetch "$bull" systemtap systemtap-common systemtap-runtime libdw1 libelf1 libdebuginfod1
+    fi ) > "$tmp/bull.log" 2>&1 ||
+    hard_error "cannot unpack bullseye's systemtap: $(tail -3 "$tmp/bull.log")"
+fi
+kstub=$(sed -n 's/.* -r \([^ ]*\).*/\1/p' <<< "$STAP")
+printf '#!/bin/sh\nexec env DEBUGINFOD_URLS= LD_LIBRARY_PATH=%s SYSTEMTAP_TAPSET=%s SYSTEMTAP_RUNTIME=%s %s -r %s "$@"\n' \
+  "$bull/usr/lib/x86_64-linux-gnu" "$bull/usr/share/systemtap/tapset" \
+  "$bull/usr/share/systemtap/runtime" "$bull/usr/bin/stap" "$kstub" > "$tmp/stap-bull"
+chmod +x "$tmp/stap-bull"
+bullv=$("$tmp/stap-bull" -V 2>&1 | head -1)
+case $bullv in
+  *"version 4.4/0.183"*) echo "# bullseye: $bullv" ;;
+  *) hard_error "bullseye's stap: unexpected version line: $bullv" ;;
+esac
+probes () { grep '^process(' "$1" | sed 's| /\* <- .*||' | sort; }
+for v in 1.19 1.24 1.27; do
+  demo=$(fix "$v" default demo)
+  for ex in newstack funclatency goroutines; do
+    checks=$((checks + 1))
+    what="Go $v $ex.stp on stap 4.4/libdw 0.183"
+    if ! XDG_CACHE_HOME=$tmp/cache-bull GOSTAP_STAP=$tmp/stap-bull \
+         "$GOSTAP" run -p3 -c "$demo 1" "$examples/$ex.stp" > /dev/null 2> "$tmp/bull.err"; then
+      fail "$what: gostap run -p3: $(grep -v '^WARNING: address\|^gostap: .*folded' "$tmp/bull.err" | head -5)"
+    elif ! XDG_CACHE_HOME=$tmp/cache-bull GOSTAP_STAP=$tmp/stap-bull \
+         "$GOSTAP" run -p2 -c "$demo 1" "$examples/$ex.stp" > "$tmp/bull.p2" 2> "$tmp/bull.err"; then
+      fail "$what: gostap run -p2: $(head -3 "$tmp/bull.err")"
+    elif [ ! -s "$tmp/$ex-$v.new" ]; then
+      fail "$what: no libdw 0.192 listing to compare with"
+    elif ! diff <(probes "$tmp/bull.p2") <(probes "$tmp/$ex-$v.new") > "$tmp/bull.diff" ||
+         [ -z "$(probes "$tmp/bull.p2")" ]; then
+      fail "$what: probe points differ from libdw 0.192's: $(head -6 "$tmp/bull.diff")"
+    else
+      echo "ok - $what: translated (-p3); $(probes "$tmp/bull.p2" | wc -l) probe points as with libdw 0.192"
+    fi
+  done
+done
 
 finish
