@@ -49,7 +49,9 @@ export GOSTAP_TAPSETS=$top_srcdir/tapsets
 unset SYSTEMTAP_DEBUGINFO_PATH
 fixture_manifest > "$tmp/manifest"
 examples=$top_srcdir/examples
-fix () { awk -v v="$1" -v var="$2" -v f="$3" '$2 == v && $3 == var && $4 == f { print $1 }' "$tmp/manifest"; }
+# fix VERSION VARIANT FIXTURE: its path; a fixture that did not build ends
+# the test with its one line (test-subr.sh's fixture).
+fix () { fixture "$@"; }
 
 # p2 NAME ARGS...: gostap run ARGS -p2 with each translator, each with a
 # gostap cache of its own; the listings, their cache paths made alike,
@@ -90,8 +92,11 @@ same () {
 all_main='probe go.func.main.* { printf("%s\n", funcname) }
 probe go.func.main.*.return { printf("%s\n", funcname) }'
 for v in 1.19 1.24 1.27; do
-  demo=$(fix "$v" default demo) http=$(fix "$v" default http)
-  abi=$(fix "$v" default abi) pie=$(fix "$v" pie abi) cgo=$(fix "$v" cgo cgo)
+  demo=$(fix "$v" default demo)
+  http=$(fix "$v" default http)
+  abi=$(fix "$v" default abi)
+  pie=$(fix "$v" pie abi)
+  cgo=$(fix "$v" cgo cgo)
   w=$(fix "$v" w abi)
   [ -n "$demo" ] && [ -n "$http" ] && [ -n "$abi" ] && [ -n "$pie" ] && [ -n "$w" ] ||
     hard_error "Go $v: a fixture is missing from the manifest"
