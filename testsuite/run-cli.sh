@@ -315,7 +315,13 @@ $STAP -g -p2 -I "$tmp/server-tapsets" -I "$GOSTAP_TAPSETS" -e 'probe go.func.mai
   echo "ok - every --help example runs" || fail "a --help example failed"
 checks=$((checks + 1))
 "$demo" 30 & pid=$!
-sleep 0.5
+# Until the forked shell has exec'd the demo, /proc/PID/exe is bash ("not
+# a Go binary"): wait for the exec itself (the demo's 30 s count from
+# there), not for a fixed time a busy machine may not meet.
+for _ in $(seq 600); do
+  [ /proc/$pid/exe -ef "$demo" ] && break
+  sleep 0.1
+done
 if "$GOSTAP" run -x "$pid" -p2 "$examples/funclatency.stp" >/dev/null 2>"$tmp/err"; then
   echo "ok - gostap run -x PID finds /proc/PID/exe"
 else

@@ -219,15 +219,21 @@ t0=$(date +%s)
 DEBUGINFOD_URLS=http://127.0.0.1:18003 "$GOSTAP" list --json "$name" > "$tmp/down.json" 2>"$tmp/down.err"
 echo "DOWN $? $(( $(date +%s) - t0 )) $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["has_dwarf"], len(j["functions"]))' "$tmp/down.json") $(wc -l < "$tmp/down.err") $(head -1 "$tmp/down.err")"
 python3 -c '
-import socket, time
+import socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", 18004)); s.listen(8)
+open(sys.argv[1], "w").close()
 conns = []
 while True:
     c, _ = s.accept(); conns.append(c)
-' &
+' "$tmp/slow.ready" &
 slow=$!
-sleep 0.5
+# Asked only once it listens (a fixed pause, on a busy machine, could let
+# gostap find the port closed: the "down" case again, passed vacuously).
+for _ in $(seq 600); do
+  [ -e "$tmp/slow.ready" ] && break
+  sleep 0.1
+done
 t0=$(date +%s)
 DEBUGINFOD_URLS=http://127.0.0.1:18004 "$GOSTAP" list --json "$name" > "$tmp/slow.json" 2>"$tmp/slow.err"
 echo "SLOW $? $(( $(date +%s) - t0 )) $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["has_dwarf"], len(j["functions"]))' "$tmp/slow.json") $(wc -l < "$tmp/slow.err") $(head -1 "$tmp/slow.err")"
