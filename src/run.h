@@ -87,6 +87,17 @@ void run_script_free (struct run_script *s);
    (write_funcs).  */
 bool run_script_uses (const struct run_script *s, const char *alias,
                       bool *ret, bool *pairs);
+/* Does the probe point PATTERN ("go.func.main.*") name ALIAS
+   ("go.func.main.add", "go.func.main.add.return"), as stap matches
+   them, component by component?  */
+bool run_script_match (const char *pattern, const char *alias);
+/* run-locals.c: after generate, with the stap options ARGV[1 .. ARGC)
+   (their -I directories' globals): EXIT_OK, or EXIT_BADINPUT after one
+   line when a probe of S on go.func aliases reads a local that one of
+   them does not set on B (stap would warn and read 0 or ""): the alias,
+   the local and why.  */
+int run_script_check_locals (struct go_bin *b, const struct run_script *s,
+                             int argc, char **argv);
 /* Does the script record stacks (tapsets/go_stack.stp)?  */
 bool run_script_records_stacks (const struct run_script *s);
 /* run-stap.c: run stap (SARGV) as a child of gostap.  Its standard error

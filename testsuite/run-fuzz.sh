@@ -46,7 +46,8 @@ for r in "${regs[@]}"; do
     if [ $cmd = list ]; then
       timeout 60 "$GOSTAP" list --json "$r" >/dev/null 2>"$tmp/err" || s=$?
     else
-      timeout 60 "$GOSTAP" gen "$r" -o "$tmp/gen" >/dev/null 2>"$tmp/err" || s=$?
+      # (a companion debug file gen writes goes to this test's cache)
+      timeout 60 env XDG_CACHE_HOME="$tmp/xdg" "$GOSTAP" gen "$r" -o "$tmp/gen" >/dev/null 2>"$tmp/err" || s=$?
     fi
     if [ "$s" -gt 2 ] || grep -qE 'runtime error|Sanitizer' "$tmp/err"; then
       fail "replay ($cmd) ${r##*/}: exit $s: $(grep -m3 -E 'runtime error|ERROR|SUMMARY|#[0-3] ' "$tmp/err" | tr '\n' ' ')"
