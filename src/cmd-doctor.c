@@ -150,9 +150,9 @@ cmd_doctor (int argc, char **argv)
                 ".gnu_debuglink CRC)"
                 : source == GO_DWARF_BINARY
                 ? "gostap run gives stap a copy of the binary with them "
-                "(--sysroot; gostap gen prints the option for stap by hand)"
+                "(--sysroot; gostap gen --aranges makes it for stap by hand)"
                 : "gostap run gives stap a copy of the debug file with them "
-                "(first in SYSTEMTAP_DEBUGINFO_PATH; gostap gen prints it for "
+                "(first in SYSTEMTAP_DEBUGINFO_PATH; gostap gen --aranges makes it for "
                 "stap by hand)");
       line (helped ? "ok" : "NO", ".debug_aranges", buf);
     }

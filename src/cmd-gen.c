@@ -27,6 +27,7 @@ struct gen_args
 {
   const char *outdir;
   const char *script;
+  bool aranges;
   struct select_args sel;
 };
 
@@ -37,6 +38,11 @@ static const struct argp_option options[] = {
     "gostap run does: where it probes both the entry and the return alias "
     "of a function, one probe at the entry records the call for the return "
     "(one handler instead of two); such tapsets serve that script only", 0 },
+  { "aranges", 'A', NULL, 0, "Where stap's libdw is older than 0.191: also "
+    "write a copy of BINARY (or of its debug file) with the .debug_aranges "
+    "such a libdw needs into gostap's cache, and say in one line what stap "
+    "by hand needs to read it (--sysroot=DIR, or SYSTEMTAP_DEBUGINFO_PATH)",
+    0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -51,6 +57,9 @@ parse_opt (int key, char *arg, struct argp_state *state)
       return 0;
     case 'S':
       a->script = arg;
+      return 0;
+    case 'A':
+      a->aranges = true;
       return 0;
     case ARGP_KEY_END:
       if (a->outdir == NULL)
@@ -119,10 +128,10 @@ cmd_gen (int argc, char **argv)
     "(gostap companion).  For a binary with no DWARF and no .symtab (a -s -w "
     "build) gen writes its companion debug file into gostap's cache, as "
     "gostap run does, and says what to put in SYSTEMTAP_DEBUGINFO_PATH for "
-    "stap to find it.  Where stap's libdw is older than 0.191, gen also "
-    "writes a copy of the binary (or of its debug file) with the "
-    ".debug_aranges such a libdw needs into gostap's cache, and says in one "
-    "line what to add to stap's command (--sysroot=DIR, or "
+    "stap to find it.  Where stap's libdw is older than 0.191, gen says so "
+    "in one line, and with --aranges writes a copy of the binary (or of its "
+    "debug file) with the .debug_aranges such a libdw needs into gostap's "
+    "cache and says what to add to stap's command (--sysroot=DIR, or "
     "SYSTEMTAP_DEBUGINFO_PATH).\n\n"
     "Exit status: 0 success, 1 error or a GLOB that matched nothing, "
     "2 not a usable Go binary, 64 usage error.\n\n"
@@ -178,6 +187,14 @@ cmd_gen (int argc, char **argv)
           free (alias);
         }
     }
+  /* stap by hand on libdw < 0.191: what to give it, in one line; before
+     any file is written, so that a failure leaves none.  */
+  int hint = run_aranges_hint (&b, a.aranges);
+  if (hint != EXIT_OK)
+    {
+      ret = hint;
+      goto out;
+    }
   if (mkdir (a.outdir, 0755) != 0 && errno != EEXIST)
     {
       error (0, errno, "cannot create '%s'", a.outdir);
@@ -187,8 +204,7 @@ cmd_gen (int argc, char **argv)
   if (m == NULL || write_target (&b, &layout, a.outdir) != 0
       || write_funcs (m, &layout, sel, paired, n, a.outdir) != 0)
     goto out;
-  /* stap by hand on libdw < 0.191: what to give it, in one line.  */
-  ret = run_aranges_hint (&b);
+  ret = EXIT_OK;
 out:
   go_model_end (m);
   free (sel);

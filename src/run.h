@@ -70,9 +70,10 @@ bool run_libdw_finds_go_units (void);
    .debug_aranges in a sysroot of gostap's cache, at B's probe_path; T's
    sysroot set to it and *GAVE.  An exit status, after one line.  */
 int run_aranges (const struct go_bin *b, struct run_target *t, bool *gave);
-/* The same for stap by hand (gostap gen): one line on stderr saying what
-   to add to stap's command when a copy was made.  An exit status.  */
-int run_aranges_hint (const struct go_bin *b);
+/* The same for stap by hand (gostap gen): when WRITE, the copy, and one
+   warning line saying what to add to stap's command; else only a warning
+   line where a copy would be needed.  An exit status.  */
+int run_aranges_hint (const struct go_bin *b, bool write);
 
 /* Read PATH (or take INLINE) and collect the go.func probe points it
    names.  0, or -1 with a message.  */

@@ -20,8 +20,9 @@
 #  - the copy holds the binary's bytes: every PT_LOAD range equal;
 #  - -c with a relative path (-p3): no warning of a module under the
 #    sysroot;
-#  - gostap gen says in one line which --sysroot stap by hand needs, and
-#    stap by hand with it gives libdw 0.192's listing (none without it);
+#  - gostap gen says in one warning line that stap by hand needs a copy
+#    (--aranges), gen --aranges which --sysroot, and stap by hand with it
+#    gives libdw 0.192's listing (none without it);
 #  - gostap doctor says what gostap run does; a split build found only by
 #    .gnu_debuglink (no GNU build id) is refused in one line;
 #  - bullseye's stap 4.4 with libdw 0.183, unpacked into the test cache:
@@ -187,9 +188,18 @@ GOSTAP_STAP=$tmp/stap-old expect_fail 1 "libdw 0\.$sysdw, which finds no DWARF u
 # stap by hand gives the listing of libdw 0.192 without it.
 abi=$(fix 1.27 default abi)
 checks=$((checks + 1))
-XDG_CACHE_HOME=$tmp/cache-gen GOSTAP_STAP=$tmp/stap-old "$GOSTAP" gen "$abi" -o "$tmp/gen" 'main.*' 2> "$tmp/gen.err" ||
-  fail "gen $abi: $(cat "$tmp/gen.err")"
-sysroot=$(sed -n 's/.* run stap with --sysroot=\([^ ]*\) (a copy of the binary with them)$/\1/p' "$tmp/gen.err")
+XDG_CACHE_HOME=$tmp/cache-gen GOSTAP_STAP=$tmp/stap-old "$GOSTAP" gen "$abi" -o "$tmp/gen0" 'main.*' 2> "$tmp/gen0.err" ||
+  fail "gen $abi: $(cat "$tmp/gen0.err")"
+checks=$((checks + 1))
+if [ "$(wc -l < "$tmp/gen0.err")" = 1 ] && grep -q ': warning: .*gostap gen --aranges makes that copy' "$tmp/gen0.err" &&
+   [ ! -e "$tmp/cache-gen/gostap/sysroot" ]; then
+  echo "ok - gen without --aranges: one warning line naming it, no copy made: $(cat "$tmp/gen0.err")"
+else
+  fail "gen without --aranges: $(cat "$tmp/gen0.err"; ls "$tmp/cache-gen/gostap" 2>&1)"
+fi
+XDG_CACHE_HOME=$tmp/cache-gen GOSTAP_STAP=$tmp/stap-old "$GOSTAP" gen --aranges "$abi" -o "$tmp/gen" 'main.*' 2> "$tmp/gen.err" ||
+  fail "gen --aranges $abi: $(cat "$tmp/gen.err")"
+sysroot=$(sed -n 's/.*: warning: .* run stap with --sysroot=\([^ ]*\) (a copy of the binary with them)$/\1/p' "$tmp/gen.err")
 if [ "$(wc -l < "$tmp/gen.err")" != 1 ] || [ -z "$sysroot" ]; then
   fail "gen on libdw 0.$sysdw: not one line naming the --sysroot: $(cat "$tmp/gen.err")"
 else
