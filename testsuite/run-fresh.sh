@@ -65,6 +65,10 @@ if [ "${1:-}" = --inside ]; then
   # The namespace takes these mounts with it; unmounted here all the same.
   trap 'umount -R "$r/dev" "$r/sys" "$r/proc" 2>/dev/null
         [ -n "${FRESH_LOWER:-}" ] && umount "$r" 2>/dev/null' EXIT
+  # As the PID namespace's init this shell gets only the signals it traps:
+  # it ends on these (its namespaces, the steps' processes and mounts with
+  # it), and waits for a step in the background so that it can.
+  trap 'exit 143' TERM INT HUP
   if [ -n "${FRESH_LOWER:-}" ]; then
     if ! mount -t overlay overlay \
          -o "lowerdir=$FRESH_LOWER,upperdir=$FRESH_UPPER,workdir=$FRESH_WORK" "$r" \
@@ -91,7 +95,8 @@ if [ "${1:-}" = --inside ]; then
       SHELL=/bin/bash TERM=dumb PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
       FRESH_GO_VERSIONS="${FRESH_GO_VERSIONS:-}" \
       /bin/bash -c "set -eo pipefail; cd /root/gostap; $(cat "$FRESH_LOGS/$step.sh")" \
-      >"$FRESH_LOGS/$step.log" 2>&1 </dev/null || st=$?
+      >"$FRESH_LOGS/$step.log" 2>&1 </dev/null &
+    wait $! || st=$?
     echo "$step $st $(( $(date +%s) - t0 ))" >> "$FRESH_LOGS/steps"
     [ "$st" = 0 ] || exit 1
   done
@@ -118,6 +123,9 @@ SUITE=bookworm
 FRESH=$CACHE/fresh
 mkdir -p "$FRESH"
 cache_lock fresh
+# A layer being made is removed on every exit (renamed when whole).
+tb='' td='' tf=''
+trap 'rm -rf "$tmp" ${tb:+"$tb"} ${td:+"$td"} ${tf:+"$tf"}' EXIT
 self=$testsuite/run-fresh.sh
 versions=${FRESH_GO_VERSIONS:-1.19 1.27}
 T0=$(date +%s)
@@ -132,8 +140,7 @@ old () { find "$FRESH" -mindepth 1 -maxdepth 1 -name "$1-*" -mtime +7; }
 # cause LOG: one line naming what a failed step lacked.
 cause () {
   local log=$1 l
-  l=$(grep -m1 -E '^E: (Unable to locate package|Package .* has no installation candidate|Unable to correct problems)' "$log") &&
-    { echo "apt: $l"; return; }
+  l=$(grep -m1 -E '^E: ' "$log") && { echo "apt: $l"; return; }
   l=$(grep -m1 -E '^configure: error: ' "$log") && { echo "$l"; return; }
   l=$(grep -m1 -oE 'fatal error: [^ :]+: No such file or directory' "$log") &&
     { l=${l#fatal error: }; echo "missing header ${l%%: *} ($(grep -m1 -E 'build-fixtures.sh: go .* failed' "$log" || grep -m1 -F "$l" "$log"))"; return; }
@@ -198,8 +205,13 @@ session () {
 sources=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT) $(IDENTIFIER)' 2>/dev/null |
           awk -v s="$SUITE" '$4 == "Packages" && ($2 == s || index($2, s "-") == 1) { print "deb", $1, $2, $3 }' | sort -u)
 [ -n "$sources" ] || sources="deb $(archive_mirror) $SUITE main"
-base_key=$(printf 'suite %s\nvariant minbase\narch amd64\nsuites %s\n' "$SUITE" \
-  "$(awk '{ print $3, $4 }' <<< "$sources" | tr '\n' ' ')" | sha256sum | cut -c1-16)
+# How this machine's apt fetches, which the root's apt (deps.sh, the Go
+# toolchains) must follow too: a proxy, and whether a Release file's date
+# is checked (a machine whose clock runs past a mirror's snapshot turns
+# that off; measured: forky's Release "expired" in the root otherwise).
+aptconf=$(apt-config dump 2>/dev/null | grep -E '^Acquire::(Check-Valid-Until|Check-Date|https?::Proxy) ' || true)
+base_key=$(printf 'suite %s\nvariant minbase\narch amd64\nsuites %s\napt %s\n' "$SUITE" \
+  "$(awk '{ print $3, $4 }' <<< "$sources" | tr '\n' ' ')" "$aptconf" | sha256sum | cut -c1-16)
 base=$FRESH/base-$SUITE-$base_key
 t=$(date +%s)
 if [ -d "$base/root" ]; then
@@ -216,6 +228,7 @@ else
     hard_error "debootstrap $SUITE failed: $l"
   fi
   echo "$sources" > "$tb/root/etc/apt/sources.list"
+  [ -z "$aptconf" ] || echo "$aptconf" > "$tb/root/etc/apt/apt.conf.d/90this-machine"
   rm -f "$tb/root/var/cache/apt/archives/"*.deb
   # shellcheck disable=SC2046
   rm -rf $(old base-"$SUITE")
@@ -234,8 +247,7 @@ else
   cp -a --reflink=auto "$base/root" "$td/root"
   printf '%s\0' tools/deps.sh > "$logs/deps.files"
   echo 'tools/deps.sh test' > "$logs/deps.sh"
-  FRESH_SRC=$logs/deps.files session "$td/root" deps:2400 ||
-    { rm -rf "$td"; exit 1; }
+  FRESH_SRC=$logs/deps.files session "$td/root" deps:2400
   rm -rf "$td/root/root/gostap" "$td/root/var/cache/apt/archives/"*.deb
   # shellcheck disable=SC2046
   rm -rf $(old deps)
@@ -260,8 +272,7 @@ else
   tf=$(mktemp -d "$FRESH/.tmp-fixtures.XXXXXX")
   cp -a --reflink=auto "$deps/root" "$tf/root"
   echo "$manifest_step" > "$logs/fixtures.sh"
-  FRESH_SRC=$logs/tree.files session "$tf/root" fixtures:5400 ||
-    { rm -rf "$tf"; exit 1; }
+  FRESH_SRC=$logs/tree.files session "$tf/root" fixtures:5400
   rm -rf "$tf/root/root/gostap" "$tf/root/tmp/"*
   # shellcheck disable=SC2046
   rm -rf $(old fixtures)
