@@ -298,7 +298,7 @@ GOSTAP_GO_VERSIONS=$FRESH_GO_VERSIONS make check TESTS="$tests" || st=$?
 for t in $tests; do
   echo "RESULT $t $(sed -n 's/^:test-result: //p' "$t.trs" 2>/dev/null)"
   grep -E '^(FAIL|ERROR|SKIP)[:-] |^not ok |^skip - |^# no ' "$t.log" | head -5 | sed "s|^|$t: |" || true
-  tail -1 "$t.log" | sed "s|^|$t: |"
+  grep -E '^run-[a-z-]+\.sh: [0-9]+ checks|^list-matrix: binaries' "$t.log" | sed "s|^|$t: |" || true
 done
 exit "$st"
 EOF
@@ -335,11 +335,12 @@ for t in run-golden.sh run-list-matrix.sh; do
   checks=$((checks + 1))
   res=$(awk -v t="testsuite/$t" '$1 == "RESULT" && $2 == t { print $3 }' "$logs/tests.log")
   if [ "$res" != PASS ]; then
-    fail "$t in the root: ${res:-no result}: $(grep -m1 -E "^testsuite/$t: ((FAIL|ERROR|SKIP)[:-] |not ok )" "$logs/tests.log")"
+    l=$(grep -m1 -E "^testsuite/$t: ((FAIL|ERROR|SKIP)[:-] |not ok )" "$logs/tests.log" || true)
+    fail "$t in the root: ${res:-no result}: ${l#testsuite/"$t": }"
   elif grep -E "^testsuite/$t: (skip - |# no )" "$logs/tests.log" > "$tmp/skips"; then
     fail "$t in the root left binaries out: $(head -1 "$tmp/skips")"
   else
-    echo "ok - $t in the root: $(grep -E "^testsuite/$t: " "$logs/tests.log" | tail -1 | cut -d' ' -f2-)"
+    echo "ok - $t in the root: $(grep -E "^testsuite/$t: " "$logs/tests.log" | cut -d' ' -f2- | tr '\n' ' ' | cut -c1-300)"
   fi
 done
 
