@@ -124,8 +124,16 @@ FRESH=$CACHE/fresh
 mkdir -p "$FRESH"
 cache_lock fresh
 # A layer being made is removed on every exit (renamed when whole).
-tb='' td='' tf=''
-trap 'rm -rf "$tmp" ${tb:+"$tb"} ${td:+"$td"} ${tf:+"$tf"}' EXIT
+# A session still running (this test killed, not its process group)
+# is ended first: its namespace's init ends on TERM.
+tb='' td='' tf='' ns=''
+stop_session () {
+  [ -n "$ns" ] || return 0
+  # shellcheck disable=SC2046
+  kill -TERM $(cat "/proc/$ns/task/$ns/children" 2>/dev/null) 2>/dev/null || true
+  wait "$ns" 2>/dev/null || true
+}
+trap 'stop_session; rm -rf "$tmp" ${tb:+"$tb"} ${td:+"$td"} ${tf:+"$tf"}' EXIT
 self=$testsuite/run-fresh.sh
 versions=${FRESH_GO_VERSIONS:-1.19 1.27}
 T0=$(date +%s)
@@ -166,7 +174,10 @@ session () {
   local root=$1 st=0 step rc took
   shift
   FRESH_ROOT=$root FRESH_LOGS=$logs FRESH_GO_VERSIONS=$versions top_srcdir=$top_srcdir \
-    nice -n 10 unshare --mount --pid --fork --kill-child --propagation private "$self" --inside "$@" || st=$?
+    nice -n 10 unshare --mount --pid --fork --kill-child --propagation private "$self" --inside "$@" &
+  ns=$!
+  wait "$ns" || st=$?
+  ns=
   checks=$((checks + 1))
   if [ -n "$(leaked "$root")" ]; then
     fail "mounts left behind under $root: $(leaked "$root" | tr '\n' ' ')"
