@@ -86,7 +86,7 @@ if [ "${1:-}" = --inside ]; then
   if [ -n "${FRESH_SRC:-}" ]; then
     rm -rf "$r/root/gostap"
     mkdir -p "$r/root/gostap"
-    (cd "$top_srcdir" && tar --null -T "$FRESH_SRC" -cf -) | tar -C "$r/root/gostap" -xf - || exit 1
+    (cd "$top_srcdir" && tar --null --ignore-failed-read -T "$FRESH_SRC" -cf -) | tar -C "$r/root/gostap" -xf - || exit 1
   fi
   for s; do
     step=${s%:*} limit=${s#*:}
