@@ -255,7 +255,9 @@ CACHE=$GOSTAP_TEST_CACHE
 . "$testsuite/debian-archive.sh"
 bull=$CACHE/stap-bullseye
 if [ ! -x "$bull/usr/bin/stap" ]; then
-  ( APT=$CACHE/apt-kbuild/bullseye; cache_lock stap-bullseye
+  # An apt state of its own: run-kbuild.sh's bullseye state lists arm64
+  # too, and one set up here without it would stay fresh a day without it.
+  ( APT=$CACHE/apt-stap/bullseye; cache_lock stap-bullseye
     if [ ! -x "$bull/usr/bin/stap" ]; then
       archive_setup bullseye &&
       archive_fetch "$bull" systemtap systemtap-common systemtap-runtime libdw1 libelf1 libdebuginfod1
