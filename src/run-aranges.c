@@ -206,8 +206,9 @@ out:
   return ret;
 }
 
-/* The file ROOT/.path holds the path of ROOT's copy.  Write it (when
-   PATH is not NULL: 0, or -1 after one line), or compare with it.  */
+/* The file ROOT/.path holds the path of ROOT's copy.  WRITE: write PATH
+   there (false after one line when that fails); else: does it hold
+   PATH?  */
 static bool
 root_path (const char *root, const char *path, bool write)
 {
