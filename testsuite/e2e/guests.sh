@@ -1,7 +1,8 @@
 #!/bin/bash
-# guests.sh: which end-to-end guests this run boots (trixie, forky, arm64),
-# one line with their names, in the order they prepare (arm64, forky,
-# trixie: the longest guest first), then one line saying why.
+# guests.sh: which end-to-end guests this run boots (trixie, forky, arm64,
+# bookworm), one line with their names, in the order they prepare (arm64,
+# forky, trixie: the longest guest first; then bookworm), then one line
+# saying why.
 #
 # By default a run boots forky (the newest SystemTap and kernel Debian
 # has) and arm64: the two runtimes issue 15 asks every CI run to reach.
@@ -12,14 +13,18 @@
 # (the arm64 guest is Debian trixie's arm64 port).
 # GOSTAP_E2E=all boots all three (the long run README documents);
 # GOSTAP_E2E="trixie arm64" (names separated by spaces or commas) those.
+# A fourth guest, bookworm (SystemTap 4.8, libdw 0.188, Linux 6.1: the
+# old stack of RHEL 8 and RHEL 9.0-9.4, where gostap gives stap copies
+# with .debug_aranges), boots only when named: GOSTAP_E2E=bookworm, or
+# "all", which then boots all four.
 # Exit: 0, or 2 with one line for a GOSTAP_E2E that names no known guest.
 set -euo pipefail
-ALL="arm64 forky trixie"
+ALL="arm64 forky trixie bookworm"
 DEFAULT="arm64 forky"
 
 if [ -z "${GOSTAP_E2E:-}" ]; then
   echo "$DEFAULT"
-  echo "the default: arm64 and the newest SystemTap (forky); GOSTAP_E2E=all adds trixie"
+  echo "the default: arm64 and the newest SystemTap (forky); GOSTAP_E2E=all adds trixie and bookworm"
   exit 0
 fi
 want=" ${GOSTAP_E2E//,/ } "
