@@ -224,6 +224,15 @@ def check_newstack(v, name, fileline, binary, companion=False):
     if not ran(name):
         return
     stap, prog, workers = grow_run(name, v)
+    if fileline and dwarf5(v) and not companion and "backtrace from " in stap \
+            and not re.search(r"\bmain\.rec\b.*\.go:\d+", stap):
+        # stap 4.8's runtime (bookworm) does not stop on Go 1.25+'s DWARF 5
+        # line table as 5.1's does: it prints every frame without file:line.
+        first = next((l.strip() for l in stap.splitlines() if re.search(r"\bmain\.rec\b", l)), "?")
+        skip(f"{name}: print_ubacktrace_fileline on Go {v} (DWARF 5): the guest's stap "
+             f"runtime gives no frame a file:line (e.g. {first!r}); sizes and symbol "
+             f"backtraces are checked by newstack_{v.replace('.', '_')}")
+        return
     growth = {}   # goid -> [(old, new)]
     bad = []
     for line in stap.splitlines():
@@ -1432,7 +1441,7 @@ def check_gen_hints():
     what = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     check(not bad and sum(kinds.values()) > 0,
           f"gen: the compiling stap has libdw {dw}: gostap gen's line for stap by hand "
-          + (f"where README promises it ({what})" if old else f"never printed ({what})"),
+          + (f"where gen --help promises it ({what})" if old else f"never printed ({what})"),
           "; ".join(bad[:6]))
 
 
@@ -1621,5 +1630,18 @@ if failures:
     print(f"# the {len(failures)} failed check(s) again:")
     for msg in failures:
         print(f"FAIL - {msg[:600]}")
+    # What stap itself said it lost in the runs that failed a check: its
+    # skipped probes (-DMAXTRYLOCK under TCG), and its transport failures,
+    # after which stap 4.8's runtime sends the rest of a message that did
+    # not fit without its header, so staprun loses the framing and output
+    # after it (runtime/print_flush.c).
+    for job in dict.fromkeys(re.match(r"^(\S+?):", m).group(1) for m in failures
+                             if re.match(r"^\S+?:", m)):
+        said = " ".join((read(job + ".err") or "").splitlines()
+                        + [l for l in (read(job + ".transcript") or "").splitlines()
+                           if "skipped probes" in l or "transport failures" in l])
+        sk, tf = stap_losses(said)
+        if sk or tf:
+            print(f"# {job}: stap reported {sk} skipped probes, {tf} transport failures")
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed else 0)
