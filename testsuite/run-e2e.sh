@@ -239,11 +239,14 @@ chmod +x "$tmp/compile-stap"
 libdw_of () { sed -n 's|.*(version [^/]*/\([0-9]*\.[0-9]*\).*|\1|p' <<< "$1"; }
 compile_libdw=$(libdw_of "$("$tmp/compile-stap" -V 2>&1 | head -1)")
 guest_libdw=$(libdw_of "$(sed -n 's/^stap //p' "$image/info")")
-HINT_RE="^gostap: stap's libdw is older than 0\.191 and needs "
+# (A gen that writes the copy only when asked, --aranges, is asked.)
+HINT_RE="stap's libdw is older than 0\.191 and needs "
+gen_aranges=()
+"$GOSTAP" gen --help 2>/dev/null | grep -q -- '--aranges' && gen_aranges=(--aranges)
 gen () {
   local bin=$1 out=$3 st=0
   [ "$2" = -o ] || hard_error "gen $*: -o DIR must come second"
-  GOSTAP_STAP=$tmp/compile-stap XDG_CACHE_HOME=$share/gen-cache "$GOSTAP" gen "$@" \
+  GOSTAP_STAP=$tmp/compile-stap XDG_CACHE_HOME=$share/gen-cache "$GOSTAP" gen "${gen_aranges[@]}" "$@" \
     2> "$out.gen-err" || st=$?
   grep -v -- "$HINT_RE" "$out.gen-err" >&2 || true
   grep -- "$HINT_RE" "$out.gen-err" > "$out.hint" || true
@@ -409,9 +412,9 @@ compile_one () {
   # what gen said stap by hand needs on a libdw older than 0.191 (gen)
   dpath=${SYSTEMTAP_DEBUGINFO_PATH:-}
   if [ -s "$ts.hint" ]; then
-    root=$(sed -n 's/.*: run stap with --sysroot=\([^ ]*\) (a copy of the binary with them)$/\1/p' "$ts.hint")
+    root=$(sed -n 's/.* lacks: run stap with --sysroot=\([^ ]*\) (a copy of the binary with them)$/\1/p' "$ts.hint")
     [ -n "$root" ] && old=(--sysroot="$root")
-    [ -n "$root" ] || dpath=$(sed -n 's/.*: run stap with SYSTEMTAP_DEBUGINFO_PATH=\([^ ]*\) (a copy of it with them first)$/\1/p' "$ts.hint")
+    [ -n "$root" ] || dpath=$(sed -n 's/.* lacks: run stap with SYSTEMTAP_DEBUGINFO_PATH=\([^ ]*\) (a copy of it with them first)$/\1/p' "$ts.hint")
     [ -n "$root" ] || [ -n "$dpath" ] || { echo "$name: gostap gen's line for an old libdw not understood: $(cat "$ts.hint")" >&2; return 1; }
   fi
   SYSTEMTAP_DEBUGINFO_PATH=$dpath "$e2e/run-guest.sh" compile "$image" "$share" "$name" "$share/scripts/$script.stp" \
