@@ -145,14 +145,17 @@ cmd_doctor (int argc, char **argv)
     {
       snprintf (buf, sizeof buf, "libdw %d.%d needs them to find Go code "
                 "and Go writes none: %s", dM, dm, !helped
-                ? "the debug file has no GNU build id by which gostap could "
-                "give stap a copy with them (stap would check its "
-                ".gnu_debuglink CRC)"
+                ? (source == GO_DWARF_DEBUGINFOD || b.gnu_build_id != NULL
+                   ? "the debug file comes from debuginfod, and gostap gives "
+                   "stap copies only of debug files in a debug directory"
+                   : "the debug file has no GNU build id by which gostap "
+                   "could give stap a copy with them (stap would check its "
+                   ".gnu_debuglink CRC)")
                 : source == GO_DWARF_BINARY
                 ? "gostap run gives stap a copy of the binary with them "
-                "(--sysroot; gostap gen prints the option for stap by hand)"
+                "(--sysroot; gostap gen --aranges makes it for stap by hand)"
                 : "gostap run gives stap a copy of the debug file with them "
-                "(first in SYSTEMTAP_DEBUGINFO_PATH; gostap gen prints it for "
+                "(first in SYSTEMTAP_DEBUGINFO_PATH; gostap gen --aranges makes it for "
                 "stap by hand)");
       line (helped ? "ok" : "NO", ".debug_aranges", buf);
     }

@@ -27,6 +27,7 @@ struct gen_args
 {
   const char *outdir;
   const char *script;
+  bool aranges;
   struct select_args sel;
 };
 
@@ -37,6 +38,11 @@ static const struct argp_option options[] = {
     "gostap run does: where it probes both the entry and the return alias "
     "of a function, one probe at the entry records the call for the return "
     "(one handler instead of two); such tapsets serve that script only", 0 },
+  { "aranges", 'A', NULL, 0, "Where stap's libdw is older than 0.191: also "
+    "write a copy of BINARY (or of its debug file) with the .debug_aranges "
+    "such a libdw needs into gostap's cache, and say in one line what stap "
+    "by hand needs to read it (--sysroot=DIR, or SYSTEMTAP_DEBUGINFO_PATH)",
+    0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -52,6 +58,9 @@ parse_opt (int key, char *arg, struct argp_state *state)
     case 'S':
       a->script = arg;
       return 0;
+    case 'A':
+      a->aranges = true;
+      return 0;
     case ARGP_KEY_END:
       if (a->outdir == NULL)
         argp_error (state, "no output directory given (-o DIR)");
@@ -59,6 +68,50 @@ parse_opt (int key, char *arg, struct argp_state *state)
     default:
       return select_parse (&a->sel, key, arg, state);
     }
+}
+
+/* B (opened from PATH) has no DWARF and no .symtab of its own (a -s -w
+   build): stap places no probe in it without a debug file.  As gostap
+   run does (run-companion.c), use the companion debug file in gostap's
+   cache, written now if it is not there (B is then opened again), unless
+   a debug file is found elsewhere; and say in one line what stap needs to
+   find it too: that directory in SYSTEMTAP_DEBUGINFO_PATH.  */
+static int
+companion (struct go_bin *b, const char *path)
+{
+  char *before = strdup (gobin_debuginfo_path ());
+  char *dir = run_cache_debug_dir ();
+  const char *file = NULL;
+  bool wrote = false;
+  int ret = EXIT_ERROR;
+  if (before == NULL || dir == NULL)
+    goto out;
+  ret = run_companion (b, &wrote);
+  if (ret == EXIT_OK && wrote)
+    {
+      gobin_close (b);
+      ret = select_prepare (b, path, 0, NULL);
+    }
+  if (ret != EXIT_OK || !gobin_has_debuginfo (b)
+      || gobin_dwarf_source (b, &file) == GO_DWARF_NONE || file == NULL
+      || strncmp (file, dir, strlen (dir)) != 0 || strstr (before, dir))
+    goto out;
+  /* SYSTEMTAP_DEBUGINFO_PATH is now what stap needs (run_companion).  */
+  const char *want = getenv ("SYSTEMTAP_DEBUGINFO_PATH");
+  bool quote = want == NULL
+    || strspn (want, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+               "0123456789_+-:./") < strlen (want);
+  error (0, 0, "%s: warning: no DWARF and no .symtab (built with "
+         "-ldflags='-s -w'?): the tapsets place its probes through the "
+         "companion debug file %s in gostap's cache (%s); for stap to find "
+         "it, run stap with SYSTEMTAP_DEBUGINFO_PATH=%s%s%s",
+         path, file, wrote ? "written now, as gostap run does"
+         : "written before", quote ? "'" : "", want ? want : "",
+         quote ? "'" : "");
+out:
+  free (before);
+  free (dir);
+  return ret;
 }
 
 int
@@ -72,10 +125,13 @@ cmd_gen (int argc, char **argv)
     "\vUse them with gostap's static tapsets: stap -I DIR -I "
     "PREFIX/share/gostap/tapset ...  RET-site probes need stap -g "
     "(they are not line-table rows), except through a companion debug file "
-    "(gostap companion).  Where stap's libdw is older than 0.191, gen also "
-    "writes a copy of the binary (or of its debug file) with the "
-    ".debug_aranges such a libdw needs into gostap's cache, and says in one "
-    "line what to add to stap's command (--sysroot=DIR, or "
+    "(gostap companion).  For a binary with no DWARF and no .symtab (a -s -w "
+    "build) gen writes its companion debug file into gostap's cache, as "
+    "gostap run does, and says what to put in SYSTEMTAP_DEBUGINFO_PATH for "
+    "stap to find it.  Where stap's libdw is older than 0.191, gen says so "
+    "in one line, and with --aranges writes a copy of the binary (or of its "
+    "debug file) with the .debug_aranges such a libdw needs into gostap's "
+    "cache and says what to add to stap's command (--sysroot=DIR, or "
     "SYSTEMTAP_DEBUGINFO_PATH).\n\n"
     "Exit status: 0 success, 1 error or a GLOB that matched nothing, "
     "2 not a usable Go binary, 64 usage error.\n\n"
@@ -97,8 +153,13 @@ cmd_gen (int argc, char **argv)
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     return EXIT_USAGE;
 
-  ret = select_prepare (&b, a.sel.binary, PREPARE_PROBEABLE | PREPARE_LAYOUT,
-                        &layout);
+  ret = select_prepare (&b, a.sel.binary, 0, NULL);
+  if (ret == EXIT_OK && !b.has_dwarf && !b.has_symtab)
+    ret = companion (&b, a.sel.binary);
+  if (ret == EXIT_OK)
+    ret = write_check_probeable (&b);
+  if (ret == EXIT_OK && gobin_runtime_layout (&b, &layout) != 0)
+    ret = EXIT_BADINPUT;
   if (ret != EXIT_OK)
     goto out;
   ret = select_functions (&b, &a.sel, write_runtime_events,
@@ -126,6 +187,14 @@ cmd_gen (int argc, char **argv)
           free (alias);
         }
     }
+  /* stap by hand on libdw < 0.191: what to give it, in one line; before
+     any file is written, so that a failure leaves none.  */
+  int hint = run_aranges_hint (&b, a.aranges);
+  if (hint != EXIT_OK)
+    {
+      ret = hint;
+      goto out;
+    }
   if (mkdir (a.outdir, 0755) != 0 && errno != EEXIST)
     {
       error (0, errno, "cannot create '%s'", a.outdir);
@@ -135,8 +204,7 @@ cmd_gen (int argc, char **argv)
   if (m == NULL || write_target (&b, &layout, a.outdir) != 0
       || write_funcs (m, &layout, sel, paired, n, a.outdir) != 0)
     goto out;
-  /* stap by hand on libdw < 0.191: what to give it, in one line.  */
-  ret = run_aranges_hint (&b);
+  ret = EXIT_OK;
 out:
   go_model_end (m);
   free (sel);

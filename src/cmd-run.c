@@ -453,7 +453,8 @@ cmd_run (int argc, char **argv)
     goto out;
   bool guru = false;
   gendir = generate (&b, &s, &guru, &ret);
-  if (gendir == NULL)
+  if (gendir == NULL || (ret = run_script_check_locals (
+        &b, &s, script_at < 0 ? argc : script_at, argv)) != EXIT_OK)
     goto out;
 
   bool runs = pass == NULL || atoi (pass) >= 5;

@@ -390,5 +390,9 @@ bool name_matches (char *const *globs, int nglobs, const char *name,
 void hex_string (char *out, size_t outsize, const uint8_t *bytes, size_t n);
 /* mkdir -p PATH: 0, or -1 with errno.  */
 int make_dirs (const char *path);
+/* Close FD, the temporary file TMP, and rename TMP to PATH, the last step
+   of writing PATH atomically: 0, or -1 after one line (FD is closed
+   either way; TMP is left for the caller to remove).  */
+int publish_tmp (int fd, const char *tmp, const char *path);
 
 #endif

@@ -206,8 +206,9 @@ out:
   return ret;
 }
 
-/* The file ROOT/.path holds the path of ROOT's copy.  Write it (when
-   PATH is not NULL: 0, or -1 after one line), or compare with it.  */
+/* The file ROOT/.path holds the path of ROOT's copy.  WRITE: write PATH
+   there (false after one line when that fails); else: does it hold
+   PATH?  */
 static bool
 root_path (const char *root, const char *path, bool write)
 {
@@ -249,24 +250,40 @@ remove_older (const char *dir, const char *keep, const char *path)
   closedir (d);
 }
 
+/* What stap needs for B: nothing (0), a copy of the binary (1), of its
+   debug file DEBUG_FILE found by build id (2); its DWARF into *DW.
+   Without a build id stap would check a .gnu_debuglink's CRC, which a
+   copy does not have: nothing then, and the preflight says that libdw is
+   too old.  */
+static int
+needed (const struct go_bin *b, Dwarf **dw, const char **debug_file)
+{
+  if (run_libdw_finds_go_units () || gobin_dwarf_companion (b))
+    return 0;
+  enum go_dwarf_source source = gobin_dwarf_source (b, debug_file);
+  *dw = source != GO_DWARF_NONE ? gobin_dwarf (b) : NULL;
+  if (*dw == NULL)
+    return 0;                   /* nothing to add to (or said) */
+  if (source == GO_DWARF_BINARY)
+    return 1;
+  return b->gnu_build_id != NULL && *debug_file != NULL ? 2 : 0;
+}
+
 int
 run_aranges (const struct go_bin *b, struct run_target *t, bool *gave)
 {
   char *cache = NULL, *root = NULL, *copy = NULL;
   int ret = EXIT_OK;
   const char *debug_file;
+  Dwarf *dw;
   *gave = false;
-  if (run_libdw_finds_go_units () || gobin_dwarf_companion (b))
-    return EXIT_OK;
-  enum go_dwarf_source source = gobin_dwarf_source (b, &debug_file);
-  Dwarf *dw = source != GO_DWARF_NONE ? gobin_dwarf (b) : NULL;
-  if (dw == NULL)
-    return EXIT_OK;             /* nothing to add to (or said) */
-  if (source != GO_DWARF_BINARY)
-    /* Without a build id stap would check a .gnu_debuglink's CRC, which a
-       copy does not have: the preflight says that libdw is too old.  */
-    return b->gnu_build_id != NULL && debug_file != NULL
-      ? debug_file_copy (b, dw, debug_file, gave) : EXIT_OK;
+  switch (needed (b, &dw, &debug_file))
+    {
+    case 0:
+      return EXIT_OK;
+    case 2:
+      return debug_file_copy (b, dw, debug_file, gave);
+    }
   ret = EXIT_ERROR;
   /* The bytes and the path: the same program at two paths gets two
      sysroots, each shadowing the file system along its own path.  */
@@ -316,23 +333,36 @@ out:
 }
 
 int
-run_aranges_hint (const struct go_bin *b)
+run_aranges_hint (const struct go_bin *b, bool write)
 {
   struct run_target t = { 0 };
   bool gave;
+  Dwarf *dw;
+  const char *debug_file;
+  if (!write)
+    {
+      if (needed (b, &dw, &debug_file) != 0)
+        error (0, 0, "%s: warning: stap's libdw is older than 0.191 and finds "
+               "no Go code without .debug_aranges, which %s lacks: gostap run "
+               "gives stap a copy with them; for stap by hand, gostap gen "
+               "--aranges makes that copy and names what stap needs", b->path,
+               debug_file != NULL ? "its debug file" : "the binary");
+      return EXIT_OK;
+    }
   const char *before = getenv ("SYSTEMTAP_DEBUGINFO_PATH");
   char *was = before != NULL ? strdup (before) : NULL;
   int ret = run_aranges (b, &t, &gave);
   const char *now = getenv ("SYSTEMTAP_DEBUGINFO_PATH");
   if (ret == EXIT_OK && gave && t.sysroot != NULL)
-    fprintf (stderr, "gostap: stap's libdw is older than 0.191 and needs "
-             ".debug_aranges, which %s lacks: run stap with --sysroot=%s "
-             "(a copy of the binary with them)\n", b->path, t.sysroot);
+    error (0, 0, "%s: warning: stap's libdw is older than 0.191 and needs "
+           ".debug_aranges, which the binary lacks: run stap with "
+           "--sysroot=%s (a copy of the binary with them)", b->path,
+           t.sysroot);
   else if (ret == EXIT_OK && gave && now != NULL)
-    fprintf (stderr, "gostap: stap's libdw is older than 0.191 and needs "
-             ".debug_aranges, which the debug file of %s lacks: run stap "
-             "with SYSTEMTAP_DEBUGINFO_PATH=%s (a copy of it with them "
-             "first)\n", b->path, now);
+    error (0, 0, "%s: warning: stap's libdw is older than 0.191 and needs "
+           ".debug_aranges, which the debug file lacks: run stap with "
+           "SYSTEMTAP_DEBUGINFO_PATH=%s (a copy of it with them first)",
+           b->path, now);
   if (was != NULL)
     setenv ("SYSTEMTAP_DEBUGINFO_PATH", was, 1);
   else

@@ -221,6 +221,12 @@ match_components (const char *pattern, const char *alias)
 }
 
 bool
+run_script_match (const char *pattern, const char *alias)
+{
+  return match_components (pattern, alias);
+}
+
+bool
 run_script_uses (const struct run_script *s, const char *alias, bool *ret,
                  bool *pairs)
 {

@@ -135,18 +135,10 @@ copy_file (int from, const struct stat *st, const char *to)
       error (0, errno, "%s: fchmod/futimens", tmp);
       goto out;
     }
-  if (close (out) != 0)
-    {
-      out = -1;
-      error (0, errno, "%s: close", tmp);
-      goto out;
-    }
+  int published = publish_tmp (out, tmp, to);
   out = -1;
-  if (rename (tmp, to) != 0)
-    {
-      error (0, errno, "%s: rename to %s", tmp, to);
-      goto out;
-    }
+  if (published != 0)
+    goto out;
   ret = 0;
 out:
   if (out >= 0)

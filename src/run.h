@@ -70,9 +70,10 @@ bool run_libdw_finds_go_units (void);
    .debug_aranges in a sysroot of gostap's cache, at B's probe_path; T's
    sysroot set to it and *GAVE.  An exit status, after one line.  */
 int run_aranges (const struct go_bin *b, struct run_target *t, bool *gave);
-/* The same for stap by hand (gostap gen): one line on stderr saying what
-   to add to stap's command when a copy was made.  An exit status.  */
-int run_aranges_hint (const struct go_bin *b);
+/* The same for stap by hand (gostap gen): when WRITE, the copy, and one
+   warning line saying what to add to stap's command; else only a warning
+   line where a copy would be needed.  An exit status.  */
+int run_aranges_hint (const struct go_bin *b, bool write);
 
 /* Read PATH (or take INLINE) and collect the go.func probe points it
    names.  0, or -1 with a message.  */
@@ -87,6 +88,17 @@ void run_script_free (struct run_script *s);
    (write_funcs).  */
 bool run_script_uses (const struct run_script *s, const char *alias,
                       bool *ret, bool *pairs);
+/* Does the probe point PATTERN ("go.func.main.*") name ALIAS
+   ("go.func.main.add", "go.func.main.add.return"), as stap matches
+   them, component by component?  */
+bool run_script_match (const char *pattern, const char *alias);
+/* run-locals.c: after generate, with the stap options ARGV[1 .. ARGC)
+   (their -I directories' globals): EXIT_OK, or EXIT_BADINPUT after one
+   line when a probe of S on go.func aliases reads a local that one of
+   them does not set on B (stap would warn and read 0 or ""): the alias,
+   the local and why.  */
+int run_script_check_locals (struct go_bin *b, const struct run_script *s,
+                             int argc, char **argv);
 /* Does the script record stacks (tapsets/go_stack.stp)?  */
 bool run_script_records_stacks (const struct run_script *s);
 /* run-stap.c: run stap (SARGV) as a child of gostap.  Its standard error

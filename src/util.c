@@ -7,6 +7,7 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,6 +110,22 @@ hex_string (char *out, size_t outsize, const uint8_t *bytes, size_t n)
   out[0] = '\0';
   for (size_t i = 0; i < n && 2 * i + 2 < outsize; i++)
     snprintf (out + 2 * i, 3, "%02x", bytes[i]);
+}
+
+int
+publish_tmp (int fd, const char *tmp, const char *path)
+{
+  if (close (fd) != 0)
+    {
+      error (0, errno, "%s: close", tmp);
+      return -1;
+    }
+  if (rename (tmp, path) != 0)
+    {
+      error (0, errno, "cannot rename '%s' to '%s'", tmp, path);
+      return -1;
+    }
+  return 0;
 }
 
 int

@@ -361,18 +361,10 @@ write_aranges_copy (const char *path, Dwarf *dw, const char *to)
       error (0, errno, "%s: write", tmp);
       goto out;
     }
-  if (close (fd) != 0)
-    {
-      fd = -1;
-      error (0, errno, "%s: close", tmp);
-      goto out;
-    }
+  int published = publish_tmp (fd, tmp, to);
   fd = -1;
-  if (rename (tmp, to) != 0)
-    {
-      error (0, errno, "cannot rename '%s' to '%s'", tmp, to);
-      goto out;
-    }
+  if (published != 0)
+    goto out;
   ret = EXIT_OK;
 out:
   if (fd >= 0)

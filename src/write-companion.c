@@ -829,18 +829,10 @@ write_companion (struct go_model *m, const struct go_bin *b,
       error (0, errno, "%s", tmp);
       goto out;
     }
-  if (close (fd) != 0)
-    {
-      fd = -1;
-      error (0, errno, "%s", tmp);
-      goto out;
-    }
+  int published = publish_tmp (fd, tmp, path);
   fd = -1;
-  if (rename (tmp, path) != 0)
-    {
-      error (0, errno, "cannot rename '%s' to '%s'", tmp, path);
-      goto out;
-    }
+  if (published != 0)
+    goto out;
   ret = EXIT_OK;
 out:
   if (e != NULL)

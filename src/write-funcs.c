@@ -90,7 +90,8 @@ write_check_probeable (const struct go_bin *b)
     {
       error (0, 0, "%s: no DWARF and no .symtab, in the binary or a "
              "separate debug file (built with -ldflags='-s -w'?): "
-             "SystemTap can place no probe in it", b->path);
+             "SystemTap can place no probe in it without the debug file "
+             "`gostap companion %s -o DIR` writes", b->path, b->path);
       return EXIT_BADINPUT;
     }
   return EXIT_OK;
@@ -147,6 +148,22 @@ pair_store (FILE *f, const struct go_layout *l, const char *goid,
            "gettimeofday_ns()\n", goid, l->g_stack_hi, sp);
 }
 
+/* Why the entry alias (RESULTS: the return alias) of FM sets no locals
+   from the arguments (results), or NULL when it does.  */
+static const char *
+no_values (const struct go_func_model *fm, bool results)
+{
+  if (!fm->have_sig)
+    return fm->sig.error ? fm->sig.error : "";
+  if (!results)
+    return fm->body.sp_known ? NULL : "no SP offset known at the body";
+  /* Stack results are read at SP + 8 + offset; pcsp is 0 at a RET.  */
+  for (size_t i = 0; i < fm->nrets; i++)
+    if (!fm->rets[i].sp_known || fm->rets[i].sp_delta != 0)
+      return "the frame is not popped at every RET";
+  return NULL;
+}
+
 /* The body of the entry alias; with PAIRED, it also records the entry for
    the return alias (write_funcs).  */
 static void
@@ -164,11 +181,9 @@ entry_body (FILE *f, const struct go_func_model *fm,
              fm->body.sp_delta);
   if (paired)
     pair_store (f, l, "goid", "_go_sp");
-  if (!fm->have_sig)
-    comment_line (f, "  // no arguments: ",
-                  fm->sig.error ? fm->sig.error : "");
-  else if (!fm->body.sp_known)
-    fputs ("  // no arguments: no SP offset known at the body\n", f);
+  const char *why = no_values (fm, false);
+  if (why != NULL)
+    comment_line (f, "  // no arguments: ", why);
   else
     write_locals (f, fm->arch, &fm->sig, false, "_go_sp");
   fputs ("}\n", f);
@@ -201,15 +216,9 @@ return_body (FILE *f, const struct go_func_model *fm,
   else
     fputs ("  // ABI0 code keeps no g in a register: no goid, no pairing\n",
            f);
-  /* Stack results are read at SP + 8 + offset; pcsp is 0 at a RET.  */
-  bool sp_ok = true;
-  for (size_t i = 0; i < fm->nrets; i++)
-    if (!fm->rets[i].sp_known || fm->rets[i].sp_delta != 0)
-      sp_ok = false;
-  if (!fm->have_sig)
-    comment_line (f, "  // no results: ", fm->sig.error ? fm->sig.error : "");
-  else if (!sp_ok)
-    fputs ("  // no results: the frame is not popped at every RET\n", f);
+  const char *why = no_values (fm, true);
+  if (why != NULL)
+    comment_line (f, "  // no results: ", why);
   else
     write_locals (f, fm->arch, &fm->sig, true, "_go_sp");
   fputs ("}\n", f);
@@ -226,23 +235,50 @@ literal_function_name (const char *name)
   return name[0] != '\0';
 }
 
+/* The symbol the entry alias of a function DWARF does not describe is
+   placed at (ABI0 functions are NAME.abi0 in .symtab), or NULL when it
+   has no alias: what write_by_name says then.  */
+static const char *
+by_name_symbol (const struct go_func_model *fm, const char **why)
+{
+  const char *sym = fm->symbol != NULL ? fm->symbol : fm->name;
+  if (!fm->symbols)
+    {
+      *why = "// no DWARF and no .symtab describe it: no alias\n";
+      return NULL;
+    }
+  if (!literal_function_name (sym))
+    {
+      *why = "// no DWARF describes it and its name is not a literal "
+        "function(\"...\") pattern: no alias\n";
+      return NULL;
+    }
+  return sym;
+}
+
+/* The body of the entry alias of a function DWARF does not describe.  */
+static void
+by_name_body (FILE *f, const struct go_func_model *fm,
+              const struct go_layout *l)
+{
+  fputs ("{\n", f);
+  source_locals (f, fm);
+  if (fm->abi == GO_ABI_INTERNAL)
+    goid_line (f, l);
+  fputs ("}\n", f);
+}
+
 /* A function DWARF does not describe: SystemTap resolves no statement
    probe in it (facts.md 2, 3); the entry alias falls back to the symbol. */
 static void
 write_by_name (FILE *f, const struct go_func_model *fm,
                const struct go_layout *l)
 {
-  /* The symbol at the entry: ABI0 functions are NAME.abi0 in .symtab.  */
-  const char *sym = fm->symbol != NULL ? fm->symbol : fm->name;
-  if (!fm->symbols)
+  const char *why;
+  const char *sym = by_name_symbol (fm, &why);
+  if (sym == NULL)
     {
-      fputs ("// no DWARF and no .symtab describe it: no alias\n", f);
-      return;
-    }
-  if (!literal_function_name (sym))
-    {
-      fputs ("// no DWARF describes it and its name is not a literal "
-             "function(\"...\") pattern: no alias\n", f);
+      fputs (why, f);
       return;
     }
   fputs ("// no DWARF describes it: the entry alias is function(\"NAME\"), "
@@ -252,11 +288,8 @@ write_by_name (FILE *f, const struct go_func_model *fm,
   stp_string (f, fm->binary);
   fputs (").function(", f);
   stp_string (f, sym);
-  fputs (")\n{\n", f);
-  source_locals (f, fm);
-  if (fm->abi == GO_ABI_INTERNAL)
-    goid_line (f, l);
-  fputs ("}\n", f);
+  fputs (")\n", f);
+  by_name_body (f, fm, l);
 }
 
 static void
@@ -295,6 +328,32 @@ write_one (FILE *f, const struct go_func_model *fm,
       putc ('\n', f);
       return_body (f, fm, l, paired);
     }
+}
+
+bool
+write_alias_body (FILE *f, const struct go_func_model *fm, bool ret,
+                  const char **why)
+{
+  static const struct go_layout zero;
+  const char *unused;
+  *why = NULL;
+  if (!fm->described)
+    {
+      if (ret || by_name_symbol (fm, &unused) == NULL)
+        return false;
+      *why = "no DWARF describes the function (its alias is "
+        "function(\"NAME\"))";
+      by_name_body (f, fm, &zero);
+      return true;
+    }
+  if (ret && fm->nrets == 0)
+    return false;
+  *why = no_values (fm, ret);
+  if (ret)
+    return_body (f, fm, &zero, false);
+  else
+    entry_body (f, fm, &zero, false);
+  return true;
 }
 
 /* go_pair_ENTRY.stp: the entry probe of one function's pairing.  */

@@ -34,18 +34,23 @@ static const char *const reserved[] = {
   "string", "long", "try", "catch", "private", "stat", "in", "and", "or",
   /* the aliases' own locals */
   "goid", "go_entry_ns", "go_latency_ns", "funcname", "filename", "lineno",
-  /* public globals of SystemTap's own tapsets (4.8 - 5.x): a local of
-     that name would be the global */
+};
+
+/* Public globals of SystemTap's own tapsets (4.8 - 5.x): a local of that
+   name would be the global; and argv_1 ... argv_32.  */
+static const char *const stap_globals[] = {
   "argc", "argv", "NULL", "tls_debug", "tls_link_map_name", "tls_module",
   "cve_enabled_p", "cve_fix_p", "cve_metrics", "cve_notify_p",
   "cve_tmpdisabled_s", "cve_trace_p", "indelack_timer",
   "syscall_string_trunc", "ActiveOpens", "AttemptFails", "BIO_READ",
-  "CurrEstab", "DelayedACKs", "EstabResets", "FAULT_FLAG_WRITE",
+  "BIO_WRITE", "CurrEstab", "DelayedACKs", "EstabResets", "FAULT_FLAG_WRITE",
   "ForwDatagrams", "FragFails", "FragOKs", "InAddrErrors", "InDiscards",
   "InNoRoutes", "InReceives", "InSegs", "InUnknownProtos", "ListenDrops",
   "ListenOverflows", "OutRequests", "OutRsts", "OutSegs", "PassiveOpens",
   "Py3Object_GenericGetAttr_addr", "ReasmReqds", "ReasmTimeout",
-  "RetransSegs", "TCPMemoryPressures", "VM_FAULT_NOPAGE", "VM_FAULT_OOM",
+  "RetransSegs", "TCPMemoryPressures", "VM_FAULT_ERROR", "VM_FAULT_LOCKED",
+  "VM_FAULT_MAJOR", "VM_FAULT_MINOR", "VM_FAULT_NOPAGE", "VM_FAULT_OOM",
+  "VM_FAULT_SIGBUS",
 };
 
 /* A local name base for value V: its Go name made safe, or FALLBACK.  */
@@ -64,11 +69,22 @@ local_base (char *out, size_t size, const char *goname, const char *fallback)
       return;
     }
   snprintf (out, size, "%s", goname);
-  bool taken = strncmp (out, "argv_", 5) == 0;      /* argv_1 ... argv_32 */
+  bool taken = write_stap_global (out);
   for (size_t i = 0; !taken && i < sizeof reserved / sizeof reserved[0]; i++)
     taken = strcmp (out, reserved[i]) == 0;
   if (taken)
     strcat (out, "_");
+}
+
+bool
+write_stap_global (const char *name)
+{
+  if (strncmp (name, "argv_", 5) == 0)
+    return true;
+  for (size_t i = 0; i < sizeof stap_globals / sizeof stap_globals[0]; i++)
+    if (strcmp (name, stap_globals[i]) == 0)
+      return true;
+  return false;
 }
 
 static bool

@@ -15,8 +15,10 @@
    generated tapsets, so that a cache an older build of the same version
    filled is not taken for this one's.  2: the entry alias records the
    call for its return alias when a script uses both; registers and g
-   fields read without register() and go_goid().  */
-#define WRITE_FORMAT 2
+   fields read without register() and go_goid().  3: arguments named as
+   a global of SystemTap 4.8's tapsets the list lacked (BIO_WRITE,
+   VM_FAULT_MAJOR...) get a trailing '_'.  */
+#define WRITE_FORMAT 3
 
 /* Each writes one file into DIR atomically; 0, or -1 with a message.  */
 int write_target (const struct go_bin *b, const struct go_layout *l,
@@ -29,6 +31,14 @@ int write_target (const struct go_bin *b, const struct go_layout *l,
 int write_funcs (struct go_model *m, const struct go_layout *l,
                  const struct go_func *const *sel, const bool *paired,
                  size_t n, const char *dir);
+
+/* The body write_funcs writes for the entry alias of FM (RET: its return
+   alias), with the offsets of a layout of zeros, into F, for a reader of
+   the locals it sets (run-locals.c); *WHY: why it sets none from the
+   arguments (results), or NULL.  False, writing nothing, when FM has no
+   such alias.  */
+bool write_alias_body (FILE *f, const struct go_func_model *fm, bool ret,
+                       const char **why);
 
 /* A companion debug file for B, which has no DWARF, from its pclntab
    (write-companion.c): symbols, line table and call frames of every
@@ -56,5 +66,8 @@ bool write_is_runtime_event (const char *name);
 void write_locals (FILE *f, enum go_arch arch,
                    const struct go_signature *sig, bool results,
                    const char *sp);
+/* Is NAME a public global of SystemTap's own tapsets (what a script's
+   bare NAME means then)?  */
+bool write_stap_global (const char *name);
 
 #endif

@@ -7,7 +7,8 @@
 # patched here with python3.
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
 
-gobin=$(fixture_manifest | awk '$2 == "1.22" && $3 == "default" && $4 == "abi" { print $1; exit }')
+fixture_manifest > /dev/null
+gobin=$(fixture 1.22 default abi)
 [ -n "$gobin" ] && [ -f "$gobin" ] || hard_error "no Go 1.22 abi fixture in the manifest"
 
 # patch FILE OFFSET HEXBYTES: overwrite bytes of a copy.

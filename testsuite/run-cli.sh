@@ -26,6 +26,7 @@ export GOSTAP_STAP=$tmp/stap GOSTAP_TAPSETS=$top_srcdir/tapsets
 export XDG_CACHE_HOME=$tmp/cache
 # The default builds (the -s -w one, for the e2e test's newstack job, has
 # no argument values for args.stp and blocking.stp to print).
+fixture_failures '$4 == "demo" && $3 == "default"'
 demos=$(awk '$4 == "demo" && $3 == "default" { print $1 }' "$tmp/manifest")
 [ -n "$demos" ] || hard_error "no demo binaries in the manifest"
 
@@ -40,16 +41,21 @@ for demo in $demos; do
   for ex in "$examples"/*.stp; do
     [ "$(basename "$ex")" = cpuprofile.stp ] && continue
     target=$demo cmd="$demo 1"
-    if [ "$(basename "$ex")" = httplatency.stp ]; then
-      target=$(awk -v d="$demo" '$1 == d { v = $2 } $4 == "http" && $3 == "default" { h[$2] = $1 } END { print h[v] }' "$tmp/manifest")
-      cmd=$target
-    fi
     checks=$((checks + 1))
-    if [ -n "$target" ] && "$GOSTAP" run -c "$cmd" -p2 "$ex" >/dev/null 2>"$tmp/err" &&
+    if [ "$(basename "$ex")" = httplatency.stp ]; then
+      v=$(awk -v d="$demo" '$1 == d { print $2 }' "$tmp/manifest")
+      target=$(fixture "$v" default http 2>/dev/null) || true
+      cmd=$target
+      if [ -z "$target" ]; then
+        fail "gostap run -p2 httplatency.stp, Go $v: $(fixture_missing "$v" default http)"
+        continue
+      fi
+    fi
+    if "$GOSTAP" run -c "$cmd" -p2 "$ex" >/dev/null 2>"$tmp/err" &&
        ! grep -q "never-assigned\|semantic error" "$tmp/err"; then
       echo "ok - gostap run -p2 $(basename "$ex") on $(basename "$target")"
     else
-      fail "gostap run -p2 $(basename "$ex") on ${target:-no http fixture for $demo}: $(grep -v '^WARNING: address' "$tmp/err" 2>/dev/null | head -5)"
+      fail "gostap run -p2 $(basename "$ex") on $target: $(grep -v '^WARNING: address' "$tmp/err" 2>/dev/null | head -5)"
     fi
   done
 done
@@ -148,10 +154,14 @@ else
   fail "warning fold: $n warnings under -v, folded '$folded', not generated: $(comm -23 <(echo "$warned") <(echo "$gen_addrs") | head -3 | tr '\n' ' '); $(head -3 "$tmp/fold.err")"
 fi
 # The C function of a cgo build is no Go function: its warning passes.
-cgo=$(awk '$4 == "cgo" && $5 == "amd64" { print $1 }' "$tmp/manifest" | tail -1)
+# (The newest release's: the last of the manifest, or of the failed builds.)
+cgov=$(awk '$3 == "cgo" { print $2 }' "$tmp/fixtures.manifest" "$tmp/fixtures.failed" | sort -V | tail -1)
+cgo=$(fixture "$cgov" cgo cgo 2>/dev/null) || true
 ccmul=$(nm "$cgo" 2>/dev/null | awk '$2 == "T" && $3 ~ /^_cgo_.*_Cfunc_cmul$/ { print $1 }')
 checks=$((checks + 1))
-if [ -z "$ccmul" ]; then
+if [ -z "$cgo" ]; then
+  fail "a C function's address: $(fixture_missing "$cgov" cgo cgo)"
+elif [ -z "$ccmul" ]; then
   fail "no C function _cgo_*_Cfunc_cmul in $cgo (nm)"
 else
   # entry + 1: inside its first instruction, never a line-table row
@@ -171,10 +181,11 @@ fi
 # Go 1.19 abi fixture (pointer methods, -fm wrappers, generic twins with
 # ._E<entry>), entry and return, once alone and once beside an optional
 # wildcard point that matches nothing.
-abi119=$(awk '$2 == "1.19" && $3 == "default" && $4 == "abi" { print $1 }' "$tmp/manifest")
+abi119=$(fixture 1.19 default abi 2>/dev/null) || true
 checks=$((checks + 1))
-if [ -n "$abi119" ] &&
-   "$GOSTAP" list --json "$abi119" 'main.*' > "$tmp/abi.json" &&
+if [ -z "$abi119" ]; then
+  fail "named vs swept probe points: $(fixture_missing 1.19 default abi)"
+elif "$GOSTAP" list --json "$abi119" 'main.*' > "$tmp/abi.json" &&
    python3 - "$tmp/abi.json" > "$tmp/named.stp" <<'PY'
 import json, sys
 for f in json.load(open(sys.argv[1]))["functions"]:
@@ -194,7 +205,7 @@ then
     fail "named vs swept probe points on $abi119: $(grep -v '^WARNING' "$tmp/err" | head -3; head -5 "$tmp/diff" 2>/dev/null)"
   fi
 else
-  fail "no Go 1.19 abi fixture, or gostap list failed on it"
+  fail "gostap list --json failed on $abi119"
 fi
 
 # Preflight failures, one line each.
@@ -244,8 +255,8 @@ expect_fail 1 "nosuchcommand: command not found" "$GOSTAP" run -c nosuchcommand 
 # values: the pclntab has no types); Go functions of the cgo build.
 # Probe points in comments and strings, and optional ones (? and !), are
 # not required to match.
-wbin=$(awk '$2 == "1.24" && $3 == "w" && $4 == "grow" { print $1 }' "$tmp/manifest")
-cbin=$(awk '$2 == "1.24" && $3 == "cgo" && $4 == "cgo" { print $1 }' "$tmp/manifest")
+wbin=$(fixture 1.24 w grow 2>/dev/null) || true
+cbin=$(fixture 1.24 cgo cgo 2>/dev/null) || true
 if [ -n "$wbin" ]; then
   checks=$((checks + 1))
   if "$GOSTAP" run -v -t "$wbin" -p2 -e 'probe go.func.main.rec { println(goid) }
@@ -259,7 +270,7 @@ if [ -n "$wbin" ]; then
     fail "-w build: $(grep -v '^WARNING\|^Pass' "$tmp/err" | head -3)"
   fi
 else
-  fail "no Go 1.24 -w grow fixture in the manifest"
+  fail "-w build: $(fixture_missing 1.24 w grow)"
 fi
 if [ -n "$cbin" ]; then
   expect_fail 2 "-e script: no Go function of $cbin has the probe point go.func.cmul" \
@@ -281,7 +292,7 @@ STP
     fail "cgo build / optional probe points: $(grep -v '^WARNING' "$tmp/err" | head -3)"
   fi
 else
-  fail "no Go 1.24 cgo fixture in the manifest"
+  fail "cgo build: $(fixture_missing 1.24 cgo cgo)"
 fi
 
 # -v prints the stap command, with -g only where needed.
@@ -304,7 +315,13 @@ $STAP -g -p2 -I "$tmp/server-tapsets" -I "$GOSTAP_TAPSETS" -e 'probe go.func.mai
   echo "ok - every --help example runs" || fail "a --help example failed"
 checks=$((checks + 1))
 "$demo" 30 & pid=$!
-sleep 0.5
+# Until the forked shell has exec'd the demo, /proc/PID/exe is bash ("not
+# a Go binary"): wait for the exec itself (the demo's 30 s count from
+# there), not for a fixed time a busy machine may not meet.
+for _ in $(seq 600); do
+  [ /proc/$pid/exe -ef "$demo" ] && break
+  sleep 0.1
+done
 if "$GOSTAP" run -x "$pid" -p2 "$examples/funclatency.stp" >/dev/null 2>"$tmp/err"; then
   echo "ok - gostap run -x PID finds /proc/PID/exe"
 else

@@ -13,7 +13,8 @@
 #     reading the companion vs the DWARF twin's listing; llvm-dwarfdump
 #     --verify;
 #   - gdb, given the companion (symbol-file), shows at a breakpoint deep in
-#     a recursion the backtrace it shows on the DWARF twin (grow fixtures);
+#     a recursion the backtrace it shows on the DWARF twin, at the same
+#     call of the same goroutine whatever the scheduling (grow fixtures);
 #   - `gostap gen` writes tapsets whose every probe stap -p2 places without
 #     -g (amd64), with stap-env.sh's stap and with Debian's own stap on
 #     libdw 0.188 (the companion carries .debug_aranges, which Go's DWARF
@@ -68,19 +69,38 @@ placed () {
   fi
 }
 
-# gdb_bt BINARY ADDR [GDB-ARGS]: the backtrace at the 7th hit of a
-# breakpoint at ADDR, one frame a line: number, pc (but frame 0's),
-# function, file:line (arguments left out: the companion has no types).
+# gdb_bt BINARY ADDR [GDB-ARGS]: the backtrace at a breakpoint at ADDR, the
+# body of main.rec, in a call no scheduling can change: rec($gdb_stop) made
+# by the goroutine whose outermost call is rec($gdb_top), the only one to
+# call that (the grow fixture's worker w starts at rec(depth + w)); one
+# frame a line: number, pc (but frame 0's), function, file:line (arguments
+# left out: the companion has no types).  Not "the 7th hit": GOMAXPROCS=1
+# still lets sysmon preempt a goroutine that has run for 10 ms, the time
+# the program spends stopped under gdb included, so on a busy machine the
+# 7th hit was another goroutine's at another depth (a 2 ms pause at each
+# hit makes it so; GODEBUG=asyncpreemptoff=1 does not help, rec's stack
+# check yields as well).  The condition reads Go's amd64 register ABI:
+# at the body the argument is still in RAX, and R14 holds the goroutine's
+# g, which stays while its stack is copied; the hit of rec($gdb_top) keeps
+# it in $g.  It needs no unwinding: the backtrace alone tests the
+# companion's frames.
 have_gdb=$(command -v gdb || true)
 [ -n "$have_gdb" ] || echo "# no gdb here: the gdb backtrace checks do not run"
+gdb_top=$(awk '$1 == "workers" && $2 == "=" { w = $3 } $1 == "depth" && $2 == "=" { d = $3 }
+  END { print d + w - 1 }' "$testsuite/fixtures/grow/main.go")
+[ "$gdb_top" -gt 6 ] || hard_error "no depth and workers constants in fixtures/grow/main.go"
+gdb_stop=$((gdb_top - 6))
 gdb_bt () {
   local bin=$1 addr=$2
   shift 2
-  GOMAXPROCS=1 timeout 120 gdb -nx -batch "$@" -ex "break *$addr" -ex 'ignore 1 6' \
-    -ex run -ex 'bt 12' "$bin" 2>/dev/null | grep '^#' |
+  GOMAXPROCS=1 timeout 120 gdb -nx -batch "$@" -ex 'set $g = 0' \
+    -ex "break *$addr if (\$rax == $gdb_top ? (\$g = \$r14) : 0), \$r14 == \$g && \$rax == $gdb_stop" \
+    -ex run -ex bt "$bin" 2>/dev/null | grep '^#' |
     sed -E 's/^#([0-9]+) +(0x[0-9a-f]+ in )?([^ ]+) \(.*\) at /\1 \2\3 /; s/^0 0x[0-9a-f]+ in /0 /'
 }
 
+# The -s -w and arm64 builds, and the twins of the -s -w ones.
+fixture_failures '$3 ~ /^(sw|arm64)$/ || ($3 ~ /^(default|w)$/ && $4 ~ /^(abi|grow|stacks)$/)'
 pairs=0 sum=""
 while read -r bin ver variant fixture arch; do
   case $variant in sw|arm64) ;; *) continue ;; esac
@@ -118,13 +138,16 @@ while read -r bin ver variant fixture arch; do
   [ "$arch" = amd64 ] || continue
   # gdb, given the companion with symbol-file, unwinds a deep recursion as
   # it does with the DWARF twin's own: the same frames, functions, pcs and
-  # file:line (GOMAXPROCS=1: the same call is the 7th hit in both runs).
+  # file:line, at the same call in both runs (gdb_bt).  The twin's shows
+  # that call: 7 frames of main.rec down to runtime.goexit.
   if [ "$fixture" = grow ] && [ -n "$have_gdb" ]; then
     body=$(python3 -c 'import json,sys; print(next(f["body"] for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "main.rec"))' "$d/twin.json")
     checks=$((checks + 1))
     gdb_bt "$twin" "$body" > "$d/bt.twin"
     gdb_bt "$d/bin" "$body" -ex "symbol-file $comp" > "$d/bt.comp"
-    if [ "$(wc -l < "$d/bt.twin")" -ge 5 ] && cmp -s "$d/bt.twin" "$d/bt.comp"; then
+    if [ "$(grep -c ' main\.rec ' "$d/bt.twin")" != 7 ] || ! grep -q ' runtime\.goexit ' "$d/bt.twin"; then
+      fail "$name: gdb on the DWARF build did not stop in rec($gdb_stop) of the goroutine of rec($gdb_top): $(head -c 300 "$d/bt.twin")"
+    elif cmp -s "$d/bt.twin" "$d/bt.comp"; then
       echo "ok - $name: gdb with the companion shows the DWARF build's backtrace ($(wc -l < "$d/bt.comp") frames: $(sed -n 2p "$d/bt.comp"))"
     else
       fail "$name: gdb backtraces differ: $(diff "$d/bt.twin" "$d/bt.comp" | head -6)"
@@ -144,8 +167,8 @@ done < "$tmp/manifest"
 [ -n "$old_stap" ] || echo "# no stap with libdw < 0.191 here: the old-libdw check did not run"
 
 # --- by name: no GNU build id, no debuglink ---------------------------------
-one=$(awk '$2 == "1.24" && $3 == "sw" && $4 == "abi" { print $1 }' "$tmp/manifest")
-other=$(awk '$2 == "1.24" && $3 == "sw" && $4 == "grow" { print $1 }' "$tmp/manifest")
+one=$(fixture 1.24 sw abi)
+other=$(fixture 1.24 sw grow)
 n=$tmp/byname
 mkdir -p "$n"
 objcopy --remove-section .note.gnu.build-id "$one" "$n/prog"
@@ -189,7 +212,7 @@ else
 fi
 
 # --- refused ---------------------------------------------------------------
-twin=$(awk '$2 == "1.24" && $3 == "default" && $4 == "abi" { print $1 }' "$tmp/manifest")
+twin=$(fixture 1.24 default abi)
 expect_fail 1 "has DWARF of its own: no companion debug file needed" \
   "$GOSTAP" companion "$twin" -o "$tmp/unused"
 [ ! -e "$tmp/unused" ] || fail "companion on a binary with DWARF wrote $tmp/unused"

@@ -25,10 +25,10 @@ need_stap
 printf '#!/bin/sh\nexec %s "$@"\n' "$STAP" > "$tmp/stap"
 chmod +x "$tmp/stap"
 export GOSTAP_NO_PREFLIGHT=1 GOSTAP_STAP=$tmp/stap GOSTAP_TAPSETS=$top_srcdir/tapsets
-fixture_manifest > "$tmp/manifest"
+fixture_manifest > /dev/null
 export XDG_CACHE_HOME=$tmp/cache    # gostap run's cache (after the fixtures')
-pick () { awk -v b="$1" -v f="$2" '$2 == "1.24" && $3 == b && $4 == f { print $1 }' "$tmp/manifest"; }
-bin=$(pick default demo) decoy=$(pick default grow)
+bin=$(fixture 1.24 default demo)
+decoy=$(fixture 1.24 default grow)
 [ -n "$bin" ] && [ -n "$decoy" ] || hard_error "no demo or grow build for Go 1.24 in the manifest"
 # The demo without its GNU build id (stap then tells files by path only),
 # and stripped of .symtab and DWARF (what -s -w leaves).

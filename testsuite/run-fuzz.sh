@@ -46,7 +46,8 @@ for r in "${regs[@]}"; do
     if [ $cmd = list ]; then
       timeout 60 "$GOSTAP" list --json "$r" >/dev/null 2>"$tmp/err" || s=$?
     else
-      timeout 60 "$GOSTAP" gen "$r" -o "$tmp/gen" >/dev/null 2>"$tmp/err" || s=$?
+      # (a companion debug file gen writes goes to this test's cache)
+      timeout 60 env XDG_CACHE_HOME="$tmp/xdg" "$GOSTAP" gen "$r" -o "$tmp/gen" >/dev/null 2>"$tmp/err" || s=$?
     fi
     if [ "$s" -gt 2 ] || grep -qE 'runtime error|Sanitizer' "$tmp/err"; then
       fail "replay ($cmd) ${r##*/}: exit $s: $(grep -m3 -E 'runtime error|ERROR|SUMMARY|#[0-3] ' "$tmp/err" | tr '\n' ' ')"
@@ -57,15 +58,12 @@ for r in "${regs[@]}"; do
 done
 
 # 2. Seeds from the fixtures (made once per fixture set).
-manifest=$(fixture_manifest)
-pick () {
-  awk -v v="$1" -v var="$2" -v f="$3" '$2 == v && $3 == var && $4 == f { print $1; exit }' <<<"$manifest"
-}
+fixture_manifest > /dev/null
 srcs=()
 for spec in "1.19 w grow" "1.21 sw grow" "1.22 default abi" "1.24 default grow" \
             "1.26 sw grow" "1.27 arm64 grow" "1.27 default abi"; do
   # shellcheck disable=SC2086
-  p=$(pick $spec); [ -n "$p" ] && srcs+=("$p")
+  p=$(fixture $spec); [ -n "$p" ] && srcs+=("$p")
 done
 [ "${#srcs[@]}" -gt 0 ] || hard_error "no fixtures for the seeds"
 stamp=$(printf '%s\n' "${srcs[@]}" "$(sha256sum < "$top_srcdir/fuzz/make-seeds.py")" | sha256sum | cut -c1-16)
@@ -78,8 +76,9 @@ fi
 # Whole binaries: the smallest one with DWARF and .symtab, and a stripped one.
 full_seeds=$tmp/full-seeds
 mkdir "$full_seeds"
-cp "$(pick 1.21 default grow)" "$(pick 1.21 sw grow)" "$full_seeds/" 2>/dev/null ||
-  hard_error "no 1.21 grow fixtures"
+grow121=$(fixture 1.21 default grow)
+grow121sw=$(fixture 1.21 sw grow)
+cp "$grow121" "$grow121sw" "$full_seeds/" 2>/dev/null || hard_error "no 1.21 grow fixtures"
 
 # 3. Fuzz. libFuzzer exits non-zero on a crash, leak, timeout or OOM.
 fuzz () {   # fuzz NAME SECONDS MAXLEN CORPUS SEEDS

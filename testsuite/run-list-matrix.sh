@@ -16,8 +16,8 @@
 # Environment: GOSTAP (the program under test; the Makefile sets it),
 # GOSTAP_GO_VERSIONS (restrict the toolchains, e.g. "1.22 1.27"),
 # GOSTAP_TEST_CACHE (where toolchains and binaries are cached).
-# Exit: 0 pass, 1 some mismatch, 77 skip (no toolchains, no objdump or
-# python3), 99 hard error (a build or a tool failed).
+# Exit: 0 pass, 1 some mismatch or a fixture that did not build, 77 skip
+# (no toolchains, no objdump or python3), 99 hard error (a tool failed).
 # shellcheck source=test-subr.sh disable=SC2154
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
 
@@ -29,9 +29,8 @@ versions=${GOSTAP_GO_VERSIONS:-}
 # shellcheck disable=SC2086
 need_toolchains $versions > "$tmp/toolchains"
 # shellcheck disable=SC2086
-"$testsuite/build-fixtures.sh" $versions > "$tmp/manifest" 2> "$tmp/build.err" ||
-  hard_error "build-fixtures.sh failed: $(tail -20 "$tmp/build.err")"
-cat "$tmp/build.err" >&2
+fixture_manifest $versions > "$tmp/manifest"
+fixture_failures
 
 declare -A goroot
 while read -r v root; do goroot[$v]=$root; done < "$tmp/toolchains"

@@ -20,10 +20,14 @@
 #  - the copy holds the binary's bytes: every PT_LOAD range equal;
 #  - -c with a relative path (-p3): no warning of a module under the
 #    sysroot;
-#  - gostap gen says in one line which --sysroot stap by hand needs, and
-#    stap by hand with it gives libdw 0.192's listing (none without it);
+#  - gostap gen says in one warning line that stap by hand needs a copy
+#    (--aranges), gen --aranges which --sysroot, and stap by hand with it
+#    gives libdw 0.192's listing (none without it);
 #  - gostap doctor says what gostap run does; a split build found only by
-#    .gnu_debuglink (no GNU build id) is refused in one line.
+#    .gnu_debuglink (no GNU build id) is refused in one line;
+#  - bullseye's stap 4.4 with libdw 0.183, unpacked into the test cache:
+#    newstack, funclatency and goroutines translate (-p3) through gostap
+#    run, with libdw 0.192's probe points.
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
 
 command -v stap >/dev/null 2>&1 || skip "no stap on this machine (tools/deps.sh installs it)"
@@ -46,7 +50,9 @@ export GOSTAP_TAPSETS=$top_srcdir/tapsets
 unset SYSTEMTAP_DEBUGINFO_PATH
 fixture_manifest > "$tmp/manifest"
 examples=$top_srcdir/examples
-fix () { awk -v v="$1" -v var="$2" -v f="$3" '$2 == v && $3 == var && $4 == f { print $1 }' "$tmp/manifest"; }
+# fix VERSION VARIANT FIXTURE: its path; a fixture that did not build ends
+# the test with its one line (test-subr.sh's fixture).
+fix () { fixture "$@"; }
 
 # p2 NAME ARGS...: gostap run ARGS -p2 with each translator, each with a
 # gostap cache of its own; the listings, their cache paths made alike,
@@ -87,8 +93,11 @@ same () {
 all_main='probe go.func.main.* { printf("%s\n", funcname) }
 probe go.func.main.*.return { printf("%s\n", funcname) }'
 for v in 1.19 1.24 1.27; do
-  demo=$(fix "$v" default demo) http=$(fix "$v" default http)
-  abi=$(fix "$v" default abi) pie=$(fix "$v" pie abi) cgo=$(fix "$v" cgo cgo)
+  demo=$(fix "$v" default demo)
+  http=$(fix "$v" default http)
+  abi=$(fix "$v" default abi)
+  pie=$(fix "$v" pie abi)
+  cgo=$(fix "$v" cgo cgo)
   w=$(fix "$v" w abi)
   [ -n "$demo" ] && [ -n "$http" ] && [ -n "$abi" ] && [ -n "$pie" ] && [ -n "$w" ] ||
     hard_error "Go $v: a fixture is missing from the manifest"
@@ -179,9 +188,18 @@ GOSTAP_STAP=$tmp/stap-old expect_fail 1 "libdw 0\.$sysdw, which finds no DWARF u
 # stap by hand gives the listing of libdw 0.192 without it.
 abi=$(fix 1.27 default abi)
 checks=$((checks + 1))
-XDG_CACHE_HOME=$tmp/cache-gen GOSTAP_STAP=$tmp/stap-old "$GOSTAP" gen "$abi" -o "$tmp/gen" 'main.*' 2> "$tmp/gen.err" ||
-  fail "gen $abi: $(cat "$tmp/gen.err")"
-sysroot=$(sed -n 's/.* run stap with --sysroot=\([^ ]*\) (a copy of the binary with them)$/\1/p' "$tmp/gen.err")
+XDG_CACHE_HOME=$tmp/cache-gen GOSTAP_STAP=$tmp/stap-old "$GOSTAP" gen "$abi" -o "$tmp/gen0" 'main.*' 2> "$tmp/gen0.err" ||
+  fail "gen $abi: $(cat "$tmp/gen0.err")"
+checks=$((checks + 1))
+if [ "$(wc -l < "$tmp/gen0.err")" = 1 ] && grep -q ': warning: .*gostap gen --aranges makes that copy' "$tmp/gen0.err" &&
+   [ ! -e "$tmp/cache-gen/gostap/sysroot" ]; then
+  echo "ok - gen without --aranges: one warning line naming it, no copy made: $(cat "$tmp/gen0.err")"
+else
+  fail "gen without --aranges: $(cat "$tmp/gen0.err"; ls "$tmp/cache-gen/gostap" 2>&1)"
+fi
+XDG_CACHE_HOME=$tmp/cache-gen GOSTAP_STAP=$tmp/stap-old "$GOSTAP" gen --aranges "$abi" -o "$tmp/gen" 'main.*' 2> "$tmp/gen.err" ||
+  fail "gen --aranges $abi: $(cat "$tmp/gen.err")"
+sysroot=$(sed -n 's/.*: warning: .* run stap with --sysroot=\([^ ]*\) (a copy of the binary with them)$/\1/p' "$tmp/gen.err")
 if [ "$(wc -l < "$tmp/gen.err")" != 1 ] || [ -z "$sysroot" ]; then
   fail "gen on libdw 0.$sysdw: not one line naming the --sysroot: $(cat "$tmp/gen.err")"
 else
@@ -225,5 +243,58 @@ if (cd "$tmp" && XDG_CACHE_HOME=$tmp/cache-old GOSTAP_STAP=$tmp/stap-old \
 else
   fail "-c ./demo -p3: $(grep -v '^WARNING: address' "$tmp/p3.err" | head -5)"
 fi
+
+# Older still: bullseye's SystemTap 4.4 with libdw 0.183 (the oldest
+# Debian still carries), unpacked from the archive into the test cache
+# (nothing installed), its tapsets and runtime named by SYSTEMTAP_TAPSET
+# and SYSTEMTAP_RUNTIME. newstack, funclatency and goroutines through
+# gostap run: passes 1-3 (the script and gostap's tapsets, embedded C
+# included, translated to C), and at pass 2 the same probe points at the
+# same addresses as libdw 0.192 gives.
+CACHE=$GOSTAP_TEST_CACHE
+. "$testsuite/debian-archive.sh"
+bull=$CACHE/stap-bullseye
+if [ ! -x "$bull/usr/bin/stap" ]; then
+  # An apt state of its own: run-kbuild.sh's bullseye state lists arm64
+  # too, and one set up here without it would stay fresh a day without it.
+  ( APT=$CACHE/apt-stap/bullseye; cache_lock stap-bullseye
+    if [ ! -x "$bull/usr/bin/stap" ]; then
+      archive_setup bullseye &&
+      archive_fetch "$bull" systemtap systemtap-common systemtap-runtime libdw1 libelf1 libdebuginfod1
+    fi ) > "$tmp/bull.log" 2>&1 ||
+    hard_error "cannot unpack bullseye's systemtap: $(tail -3 "$tmp/bull.log")"
+fi
+kstub=$(sed -n 's/.* -r \([^ ]*\).*/\1/p' <<< "$STAP")
+printf '#!/bin/sh\nexec env DEBUGINFOD_URLS= LD_LIBRARY_PATH=%s SYSTEMTAP_TAPSET=%s SYSTEMTAP_RUNTIME=%s %s -r %s "$@"\n' \
+  "$bull/usr/lib/x86_64-linux-gnu" "$bull/usr/share/systemtap/tapset" \
+  "$bull/usr/share/systemtap/runtime" "$bull/usr/bin/stap" "$kstub" > "$tmp/stap-bull"
+chmod +x "$tmp/stap-bull"
+bullv=$("$tmp/stap-bull" -V 2>&1 | head -1)
+case $bullv in
+  *"version 4.4/0.183"*) echo "# bullseye: $bullv" ;;
+  *) hard_error "bullseye's stap: unexpected version line: $bullv" ;;
+esac
+probes () { grep '^process(' "$1" | sed 's| /\* <- .*||' | sort; }
+for v in 1.19 1.24 1.27; do
+  demo=$(fix "$v" default demo)
+  for ex in newstack funclatency goroutines; do
+    checks=$((checks + 1))
+    what="Go $v $ex.stp on stap 4.4/libdw 0.183"
+    if ! XDG_CACHE_HOME=$tmp/cache-bull GOSTAP_STAP=$tmp/stap-bull \
+         "$GOSTAP" run -p3 -c "$demo 1" "$examples/$ex.stp" > /dev/null 2> "$tmp/bull.err"; then
+      fail "$what: gostap run -p3: $(grep -v '^WARNING: address\|^gostap: .*folded' "$tmp/bull.err" | head -5)"
+    elif ! XDG_CACHE_HOME=$tmp/cache-bull GOSTAP_STAP=$tmp/stap-bull \
+         "$GOSTAP" run -p2 -c "$demo 1" "$examples/$ex.stp" > "$tmp/bull.p2" 2> "$tmp/bull.err"; then
+      fail "$what: gostap run -p2: $(head -3 "$tmp/bull.err")"
+    elif [ ! -s "$tmp/$ex-$v.new" ]; then
+      fail "$what: no libdw 0.192 listing to compare with"
+    elif ! diff <(probes "$tmp/bull.p2") <(probes "$tmp/$ex-$v.new") > "$tmp/bull.diff" ||
+         [ -z "$(probes "$tmp/bull.p2")" ]; then
+      fail "$what: probe points differ from libdw 0.192's: $(head -6 "$tmp/bull.diff")"
+    else
+      echo "ok - $what: translated (-p3); $(probes "$tmp/bull.p2" | wc -l) probe points as with libdw 0.192"
+    fi
+  done
+done
 
 finish

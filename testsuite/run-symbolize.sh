@@ -46,8 +46,7 @@ versions=${GOSTAP_GO_VERSIONS:-}
 # shellcheck disable=SC2086
 need_toolchains $versions > "$tmp/toolchains"
 # shellcheck disable=SC2086
-"$testsuite/build-fixtures.sh" $versions > "$tmp/manifest" 2> "$tmp/build.err" ||
-  hard_error "build-fixtures.sh failed: $(tail -20 "$tmp/build.err")"
+fixture_manifest $versions > "$tmp/manifest"
 
 SAN='runtime error:|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|Segmentation|core dumped'
 
@@ -58,6 +57,9 @@ count () { sed -n "s/.*stacks:.* $1=\([0-9]*\).*/\1/p" "$2"; }
 # qemu-user), where there is one.
 qemu_arm64=$(command -v qemu-aarch64 || command -v qemu-aarch64-static || true)
 [ -n "$qemu_arm64" ] || echo "# no qemu-aarch64 (Debian: qemu-user): the arm64 builds are not run"
+sel='$4 == "stacks" && $5 == "amd64" && $3 ~ /^(default|w|sw|pie)$/'
+[ -z "$qemu_arm64" ] || sel="$sel"' || $4 == "stacks" && $5 == "arm64"'
+fixture_failures "$sel"
 older () { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" = "$1" ] && [ "$1" != "$2" ]; }
 while read -r bin ver variant fixture arch; do
   run=()

@@ -1,8 +1,11 @@
 #!/bin/bash
 # gostap under valgrind memcheck: list --json, gen and the bad inputs of
 # run-bad-input.sh on fixtures of the oldest and newest Go release, amd64,
-# arm64 and cgo builds; any invalid read or write, use of uninitialised
-# memory or definite leak fails.  Needs a build without sanitizers: $GOSTAP
+# arm64 and cgo builds (gen of the -s -w builds through the companion it
+# writes into a cache of this test's); the check of the locals a script
+# reads (gostap run, with a stap that does nothing), refusing and passing;
+# any invalid read or write, use of uninitialised memory or definite leak
+# fails.  Needs a build without sanitizers: $GOSTAP
 # when it is plain, else $GOSTAP_PLAIN (tools/check.sh builds one); skipped
 # when there is none.
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
@@ -17,7 +20,9 @@ vg () {
 }
 
 fixture_manifest > "$tmp/manifest"
-bins=$(awk '($2 == "1.19" || $2 == "1.27") && ($3 == "default" || $3 == "arm64" || $3 == "sw" || $3 == "cgo") && $4 != "demo" { print $1 }' "$tmp/manifest")
+sel='($2 == "1.19" || $2 == "1.27") && ($3 == "default" || $3 == "arm64" || $3 == "sw" || $3 == "cgo") && $4 != "demo"'
+fixture_failures "$sel"
+bins=$(awk "$sel"' { print $1 }' "$tmp/manifest")
 printf 'hello\n' > "$tmp/text"
 one=$(echo "$bins" | head -1)
 head -c 100000 "$one" > "$tmp/trunc"
@@ -27,12 +32,25 @@ for bin in $bins; do
   vg "$GOSTAP" list --json "$bin" > /dev/null 2>"$tmp/err" || st=$?
   [ "$st" = 0 ] && echo "ok - memcheck list --json $(basename "$bin")" ||
     fail "memcheck list --json $bin: exit $st: $(head -20 "$tmp/err")"
-  case $bin in *-sw) continue ;; esac
   checks=$((checks + 1))
   st=0
-  vg "$GOSTAP" gen "$bin" -o "$tmp/gen" 'main.*' 2>"$tmp/err" || st=$?
+  XDG_CACHE_HOME=$tmp/xdg-$(basename "$bin") vg "$GOSTAP" gen "$bin" -o "$tmp/gen" 'main.*' 2>"$tmp/err" || st=$?
   [ "$st" = 0 ] && echo "ok - memcheck gen $(basename "$bin")" ||
     fail "memcheck gen $bin: exit $st: $(head -20 "$tmp/err")"
+done
+# The locals check: a read the -s -w build's alias cannot give is refused
+# (2), the same script on the DWARF build passes to "stap" (/bin/true).
+for v in sw default; do
+  bin=$(awk -v v="$v" '$2 == "1.27" && $3 == v && $4 == "abi" { print $1 }' "$tmp/manifest")
+  [ -n "$bin" ] || continue
+  want=$([ "$v" = sw ] && echo 2 || echo 0)
+  checks=$((checks + 1))
+  st=0
+  XDG_CACHE_HOME=$tmp/xdg-run-$v GOSTAP_STAP=/bin/true GOSTAP_NO_PREFLIGHT=1 \
+    vg "$GOSTAP" run -t "$bin" -p2 -e 'global n probe go.func.main.add* { n++; if (@defined(x)) println(x); printf("%d %d\n", a, b) }
+      probe go.func.main.addI8.return { println(r0) }' >/dev/null 2>"$tmp/err" || st=$?
+  [ "$st" = "$want" ] && echo "ok - memcheck run (locals check) $(basename "$bin"): exit $st" ||
+    fail "memcheck run $bin: exit $st, want $want: $(head -20 "$tmp/err")"
 done
 for bad in "$tmp/text" "$tmp/trunc" /bin/true; do
   checks=$((checks + 1))

@@ -29,14 +29,23 @@ trap 'rm -rf "$tmp"' EXIT
 # gostap's own cache (run's tapsets, companions, the copies it makes for
 # an old libdw: run-aranges.c) in the test's directory, unless a test
 # names another; the test cache stays where it was.
+# Go's own build cache (go tool nm, addr2line, pprof are built on first
+# use from Go 1.25 on) is the test cache's, as build-fixtures.sh's.
 export GOSTAP_TEST_CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
+export GOCACHE=${GOCACHE:-$GOSTAP_TEST_CACHE/gocache}
 export XDG_CACHE_HOME=$tmp/xdg-cache
 
 failures=0
 checks=0
 
 fail () { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-skip () { echo "SKIP: $*" >&2; exit 77; }
+# A test that has failed a check does not skip: it fails.
+skip () {
+  if [ "${failures:-0}" -gt 0 ]; then
+    echo "FAIL: $failures failed checks, then: $*" >&2; exit 1
+  fi
+  echo "SKIP: $*" >&2; exit 77
+}
 hard_error () { echo "ERROR: $*" >&2; exit 99; }
 
 # expect_fail STATUS REGEX CMD...: CMD must exit with STATUS and print one
@@ -60,10 +69,68 @@ expect_fail () {
   fi
 }
 
-# The fixture manifest (path goversion variant fixture goarch), building the
-# fixtures if needed.
+# fixture_manifest [VERSION...]: build the fixtures with those Go releases
+# (default: the whole matrix; build-fixtures.sh, cached) and print the
+# manifest of the binaries built, "path goversion variant fixture goarch"
+# lines, also kept in $tmp/fixtures.manifest. A fixture that failed to
+# build is not in it: its line (the same columns, then the reason) is in
+# $tmp/fixtures.failed. A test asks for the binaries it uses with fixture,
+# or, going over the manifest, calls fixture_failures for the builds it
+# would check: each fails the test naming the fixture and the reason in
+# one line, and the tests that use other fixtures run as usual.
 fixture_manifest () {
-  "$testsuite/build-fixtures.sh"
+  "$testsuite/build-fixtures.sh" --failed "$tmp/fixtures.failed" "$@" \
+      > "$tmp/fixtures.manifest" 2> "$tmp/fixtures.err" ||
+    hard_error "build-fixtures.sh failed: $(tail -20 "$tmp/fixtures.err")"
+  sed 's/^/# /' "$tmp/fixtures.err" >&2
+  cat "$tmp/fixtures.manifest"
+}
+
+# fixture_why FAILED-LINE: the one line that says why a fixture is missing.
+fixture_why () {
+  local path v variant fixture goarch why
+  read -r path v variant fixture goarch why <<< "$1"
+  echo "fixture $fixture, Go $v, variant $variant ($goarch) did not build: $why (build-fixtures.sh; go build's output: $path.failed)"
+}
+
+# fixture VERSION VARIANT FIXTURE: the path of that binary of the manifest
+# (after fixture_manifest). When it failed to build: its one line on stderr
+# ("FAIL: fixture ... did not build: REASON") and status 1, so that
+# `bin=$(fixture ...)` ends the test with FAIL (set -e; a test that can go
+# on without it tests the status itself). Neither built nor failed (a
+# variant this machine does not build, such as cgo without a C compiler,
+# or a release not asked for): nothing, status 0.
+fixture () {
+  awk -v v="$1" -v w="$2" -v f="$3" '$2 == v && $3 == w && $4 == f { print $1; exit }' "$tmp/fixtures.manifest"
+  if awk -v v="$1" -v w="$2" -v f="$3" '$2 == v && $3 == w && $4 == f { found = 1; exit } END { exit !found }' "$tmp/fixtures.failed"; then
+    echo "FAIL: $(fixture_missing "$@")" >&2
+    return 1
+  fi
+}
+
+# fixture_missing VERSION VARIANT FIXTURE: why that binary is not in the
+# manifest, in one line: the failed build's, or "not in the manifest" (for
+# a test that goes on without it: bin=$(fixture ... 2>/dev/null) || true,
+# then fail "...: $(fixture_missing ...)" where bin is empty).
+fixture_missing () {
+  local line
+  line=$(awk -v v="$1" -v w="$2" -v f="$3" '$2 == v && $3 == w && $4 == f { print; exit }' "$tmp/fixtures.failed")
+  if [ -n "$line" ]; then
+    fixture_why "$line"
+  else
+    echo "no fixture $3, Go $1, variant $2 in the manifest"
+  fi
+}
+
+# fixture_failures [AWK-CONDITION]: for each build that failed (of those
+# matching CONDITION, an awk pattern on the manifest's columns; default
+# all), a failed check naming it and the reason (fail).
+fixture_failures () {
+  local line
+  while IFS= read -r line; do
+    checks=$((checks + 1))
+    fail "$(fixture_why "$line")"
+  done < <(awk "${1:-1}" "$tmp/fixtures.failed")
 }
 
 # need_toolchains VERSION...: the "VERSION GOROOT" lines of go-toolchains.sh.

@@ -16,8 +16,9 @@ BUILD="gcc make autoconf automake pkg-config libelf-dev libdw-dev libcapstone-de
 # library of libc6-dev-arm64-cross (only a Recommends of the compiler,
 # which --no-install-recommends leaves out); qemu-system-arm
 # and qemu-user-static run the arm64 guest and chroots of its tree
-# (run-e2e-arm64.sh).
-TEST="python3 binutils binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-multiarch ca-certificates gdb systemtap rpm debootstrap qemu-system-x86 qemu-system-arm qemu-user-static e2fsprogs patch util-linux llvm-14 clang libclang-rt-14-dev time valgrind debuginfod iproute2 npm qemu-user"
+# (run-e2e-arm64.sh); xz-utils unpacks the golden binaries (run-golden.sh;
+# of Priority standard, so a minimal Debian 12 has no xz: run-fresh.sh).
+TEST="python3 xz-utils binutils binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-multiarch ca-certificates gdb systemtap rpm debootstrap qemu-system-x86 qemu-system-arm qemu-user-static e2fsprogs patch util-linux llvm-14 clang libclang-rt-14-dev time valgrind debuginfod iproute2 npm qemu-user"
 
 pkgs=$BUILD
 [ "${1:-test}" = test ] && pkgs="$pkgs $TEST"

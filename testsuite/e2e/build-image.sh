@@ -4,6 +4,9 @@
 # cannot load modules, so the modules run in a qemu/TCG guest).
 #
 # Usage: build-image.sh            prints the image directory on stdout
+#        build-image.sh --cached   exit 0 when the debootstrapped tree of
+#                                  this recipe (the costly layer) is in the
+#                                  cache, 1 when a run would have to make it
 #
 # The guest is Debian trixie: systemtap 5.1, libdw 0.192 (>= 0.191, which
 # numeric statement probes on Go binaries need: facts.md 2), kernel 6.12;
@@ -72,6 +75,14 @@ case $SUITE in bookworm|trixie) ;; *) PACKAGES=$PACKAGES,util-linux-extra ;; esa
 DISK_SIZE=3G
 E2E=$CACHE/e2e
 
+base_key=$( { printf 'suite %s\npackages %s\nvariant minbase\n' "$SUITE" "$PACKAGES"
+  [ "$ARCH" = amd64 ] || echo "arch $ARCH"; } | sha256sum | cut -c1-16)
+base=$E2E/base-$TAG-$base_key
+if [ "${1:-}" = --cached ]; then
+  [ -d "$base/root" ] || [ -d "$E2E/base-$base_key/root" ]
+  exit
+fi
+
 # Standard output carries the image's path and nothing else: every other
 # output goes to stderr (fd 3 is the caller's stdout).
 exec 3>&1 1>&2
@@ -109,13 +120,10 @@ mkdir -p "$E2E"
 need_tools
 if [ "$ARCH" = arm64 ]; then "$here/binfmt-arm64.sh" || die "cannot run arm64 programs here (binfmt-arm64.sh)"; fi
 
-base_key=$( { printf 'suite %s\npackages %s\nvariant minbase\n' "$SUITE" "$PACKAGES"
-  [ "$ARCH" = amd64 ] || echo "arch $ARCH"; } | sha256sum | cut -c1-16)
 image_key=$( { echo "base $base_key"; echo "disk $DISK_SIZE"
   for f in "$0" "$here/guest-init.sh" "$here/runtime-patch.sh" "$here"/*.patch; do
     echo "$(basename "$f") $(sha256sum < "$f")"
   done; } | sha256sum | cut -c1-16)
-base=$E2E/base-$TAG-$base_key
 image=$E2E/image-$TAG-$image_key
 # Trees built before the names carried the suite (trixie only): taken over.
 [ -d "$E2E/base-$base_key" ] && [ ! -d "$base" ] && mv "$E2E/base-$base_key" "$base"

@@ -15,7 +15,8 @@ PICK="1.19 default grow
 1.22 arm64 grow
 1.27 default grow
 1.27 w grow"
-manifest=$("$here/../build-fixtures.sh" 1.19 1.22 1.27)
+# (the grow fixture alone: a build of another that fails stops nothing here)
+manifest=$(GOSTAP_FIXTURES=grow "$here/../build-fixtures.sh" 1.19 1.22 1.27)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -f "$here"/*.xz "$here"/*.list.json.xz
