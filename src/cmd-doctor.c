@@ -145,9 +145,9 @@ cmd_doctor (int argc, char **argv)
     {
       snprintf (buf, sizeof buf, "libdw %d.%d needs them to find Go code "
                 "and Go writes none: %s", dM, dm, !helped
-                ? (source == GO_DWARF_DEBUGINFOD || b.gnu_build_id != NULL
-                   ? "the debug file comes from debuginfod, and gostap gives "
-                   "stap copies only of debug files in a debug directory"
+                ? (b.gnu_build_id != NULL
+                   ? "gostap cannot name the debug file libdwfl found, so "
+                   "it cannot give stap a copy with them"
                    : "the debug file has no GNU build id by which gostap "
                    "could give stap a copy with them (stap would check its "
                    ".gnu_debuglink CRC)")

@@ -380,6 +380,21 @@ gobin_debuginfo_path (void)
   return env != NULL ? env : DEFAULT_PATH;
 }
 
+/* The file open on FD, by /proc/self/fd (malloc'd; NULL when it cannot
+   be named): libdwfl gives no path for a file from debuginfod, which
+   libdebuginfod keeps in its cache.  */
+static char *
+fd_path (int fd)
+{
+  char link[64], buf[4096];
+  snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink (link, buf, sizeof buf - 1);
+  if (n <= 0 || buf[0] != '/')
+    return NULL;
+  buf[n] = '\0';
+  return strdup (buf);
+}
+
 /* Steps 2 and 3: libdwfl's standard lookup.  */
 static bool
 from_dwfl (const struct go_bin *b, struct go_debuginfo *d)
@@ -440,6 +455,8 @@ from_dwfl (const struct go_bin *b, struct go_debuginfo *d)
         }
       goto out;
     }
+  if (path == NULL)
+    path = fd_path (fd);
   enum go_dwarf_source source = path == NULL || in_debuginfod_cache (path)
     ? GO_DWARF_DEBUGINFOD : strstr (path, "/.build-id/") != NULL
     ? GO_DWARF_BUILD_ID : GO_DWARF_DEBUGLINK;

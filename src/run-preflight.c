@@ -198,8 +198,8 @@ run_checks (bool numeric_probes, bool runs,
     verdict (&out[n++], "libdw", 0, "stap uses libdw %d.%d, which finds no "
              "DWARF unit for Go code without .debug_aranges (Go writes "
              "none), and gostap can add them only to DWARF in the binary or "
-             "in a debug file found by GNU build id in a debug directory "
-             "(not one from debuginfod, nor by .gnu_debuglink alone): libdw "
+             "in a debug file found by GNU build id (in a debug directory "
+             "or from debuginfod; not by .gnu_debuglink alone): libdw "
              "0.191 or newer "
              "is needed for statement probes here (RHEL 9.5+, Fedora 40+, "
              "Debian 13)", dM, dm);

@@ -202,10 +202,13 @@ while ids and time.time() < deadline:
 sys.exit(1 if ids else 0)
 PY
 export DEBUGINFOD_URLS=http://127.0.0.1:18002
+# debug_file: the file in libdebuginfod's cache (libdwfl names none).
 while read -r name stripped twin; do
+  id=$(readelf -n "$stripped" | awk '/Build ID:/ { print $3; exit }')
   if "$GOSTAP" list --json "$stripped" > "$tmp/$name.dfd.json" 2>"$tmp/$name.dfd.err" &&
      [ ! -s "$tmp/$name.dfd.err" ] &&
-     python3 "$testsuite/check-debuginfo.py" "$twin" "$tmp/$name.dfd.json" debuginfod > "$tmp/$name.dfd.cmp"; then
+     python3 "$testsuite/check-debuginfo.py" "$twin" "$tmp/$name.dfd.json" debuginfod \
+       "$DEBUGINFOD_CACHE_PATH/$id/debuginfo" > "$tmp/$name.dfd.cmp"; then
     echo "OK $name $(tail -1 "$tmp/$name.dfd.cmp")"
   else
     echo "FAIL $name $(cat "$tmp/$name.dfd.err" "$tmp/$name.dfd.cmp" 2>/dev/null | head -3 | tr '\n' ' ')"
@@ -243,7 +246,7 @@ EOF
   nok=$(grep -c '^OK ' "$tmp/serve.out" || true)
   checks=$((checks + 1))
   if [ "$nok" = "$nserved" ]; then
-    echo "ok - debuginfod on 127.0.0.1 served all $nserved debug files; list --json of each equals its twin's"
+    echo "ok - debuginfod on 127.0.0.1 served all $nserved debug files; list --json of each equals its twin's and names the file in libdebuginfod's cache"
     pairs=$((pairs + nok))
   else
     fail "debuginfod: $nok of $nserved: $(grep -v '^OK ' "$tmp/serve.out" | head -5)"

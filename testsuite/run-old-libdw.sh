@@ -24,7 +24,8 @@
 #    (--aranges), gen --aranges which --sysroot, and stap by hand with it
 #    gives libdw 0.192's listing (none without it);
 #  - gostap doctor says what gostap run does; a split build found only by
-#    .gnu_debuglink (no GNU build id) is refused in one line;
+#    .gnu_debuglink (no GNU build id) is refused in one line; one from
+#    debuginfod gets its copy as one from a debug directory does;
 #  - bullseye's stap 4.4 with libdw 0.183, unpacked into the test cache:
 #    newstack, funclatency and goroutines translate (-p3) through gostap
 #    run, with libdw 0.192's probe points.
@@ -174,6 +175,53 @@ if SYSTEMTAP_DEBUGINFO_PATH=$tmp/debug GOSTAP_STAP=$tmp/stap-old "$GOSTAP" docto
   echo "ok - doctor on the split build: a copy of the debug file, entry after the stack check"
 else
   fail "doctor on the split build: $(cat "$tmp/doctor.split")"
+fi
+
+# The same debug file from debuginfod (on 127.0.0.1 in a network
+# namespace of its own; the debug directory empty): libdwfl names no file
+# for it, gostap finds it in libdebuginfod's cache and gives stap a copy
+# first in SYSTEMTAP_DEBUGINFO_PATH, ahead of stap's own debuginfod
+# lookup: the listing of the build-id case.
+checks=$((checks + 1))
+if ! command -v debuginfod > /dev/null; then
+  fail "no debuginfod (Debian package debuginfod; tools/deps.sh installs it)"
+elif ! unshare -n true 2>/dev/null; then
+  echo "SKIP: debuginfod check: cannot make a network namespace here (unshare -n)" >&2
+else
+  mkdir -p "$tmp/served" "$tmp/nodebug"
+  cp "$tmp/debug/.build-id/${id:0:2}/${id:2}.debug" "$tmp/served/abi.debug"
+  st=0
+  unshare -n bash -c '
+    tmp=$1 id=$2; shift 2
+    ip link set lo up || exit 3
+    debuginfod -F -p 18012 -d "$tmp/dbgd.sqlite" -t 0 -g 0 "$tmp/served" > "$tmp/debuginfod.log" 2>&1 &
+    server=$!
+    trap "kill $server" EXIT
+    python3 -c "
+import sys, time, urllib.request
+deadline = time.time() + 120
+while time.time() < deadline:
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=5).read(1)
+        sys.exit(0)
+    except Exception:
+        time.sleep(0.2)
+sys.exit(1)" "http://127.0.0.1:18012/buildid/$id/debuginfo" || exit 4
+    "$@"' _ "$tmp" "$id" env XDG_CACHE_HOME="$tmp/cache-dbgd" GOSTAP_STAP="$tmp/stap-old" \
+      SYSTEMTAP_DEBUGINFO_PATH="$tmp/nodebug" DEBUGINFOD_URLS=http://127.0.0.1:18012 \
+      DEBUGINFOD_CACHE_PATH="$tmp/dcache" \
+      "$GOSTAP" run -p2 -t "$tmp/abi-split" -e "$all_main" > "$tmp/dbgd.raw" 2> "$tmp/dbgd.err" || st=$?
+  sed "s|$tmp/cache-dbgd/|CACHE/|g" "$tmp/dbgd.raw" > "$tmp/dbgd"
+  sed "s|$tmp/cache-old/|CACHE/|g" "$tmp/split.old.raw" > "$tmp/split.cmp"
+  if [ "$st" != 0 ]; then
+    fail "debug file from debuginfod: status $st: $(head -3 "$tmp/dbgd.err")"
+  elif [ ! -s "$tmp/dcache/$id/debuginfo" ]; then
+    fail "debug file from debuginfod: libdebuginfod's cache has no $id/debuginfo: was it asked?"
+  elif ! diff "$tmp/split.cmp" "$tmp/dbgd" > "$tmp/dbgd.diff"; then
+    fail "debug file from debuginfod: the listing differs from the build-id case's: $(head -8 "$tmp/dbgd.diff")"
+  else
+    echo "ok - debug file from debuginfod: $(grep -c '^process(' "$tmp/dbgd") probe points, the listing of the build-id case"
+  fi
 fi
 
 # The same without a build id, found by .gnu_debuglink: refused.
