@@ -406,8 +406,27 @@ make_copy (const char *rt, int major, int minor)
   struct stat st;
   if (stat (dir, &st) == 0 && S_ISDIR (st.st_mode))
     goto done;                  /* complete: renamed into place */
-  if ((tmp = run_cache_begin (dir)) == NULL)
-    goto fail;
+  /* A temporary directory beside DIR, renamed to it once complete.  */
+  if (asprintf (&tmp, "%s/runtime/.tmp.XXXXXX", cache) < 0)
+    {
+      error (0, errno, "asprintf");
+      tmp = NULL;
+      goto fail;
+    }
+  *strrchr (tmp, '/') = '\0';
+  if (make_dirs (tmp) != 0)
+    {
+      error (0, errno, "%s: mkdir", tmp);
+      goto fail;
+    }
+  tmp[strlen (tmp)] = '/';
+  if (mkdtemp (tmp) == NULL)
+    {
+      error (0, errno, "%s: mkdtemp", tmp);
+      free (tmp);
+      tmp = NULL;
+      goto fail;
+    }
   sum = 0;
   if (walk (rt, "", tmp, &sum) != 0 || patch (tmp) != 0)
     goto fail;
