@@ -14,7 +14,9 @@
 #     natively into modules in a chroot of the image (e2e/run-guest.sh
 #     compile), two at a time; where the image's libdw is older than 0.191
 #     (bookworm) with the --sysroot or SYSTEMTAP_DEBUGINFO_PATH gen prints
-#     for it (its copies with .debug_aranges), checked by (o);
+#     for it (its copies with .debug_aranges), checked by (o), and where
+#     its stap is older than 5.1 (bookworm) with the -R gen
+#     --fixed-runtime prints (its runtime with the relay fix);
 #  4. one boot of the guest runs every module with staprun against its
 #     program, and each program once without probes (e2e/run-guest.sh boot);
 #  5. the gostap-run jobs (e2e/gostap-run.sh): gostap itself built in a
@@ -244,13 +246,22 @@ guest_libdw=$(libdw_of "$(sed -n 's/^stap //p' "$image/info")")
 HINT_RE="stap's libdw is older than 0\.191 and needs "
 gen_aranges=()
 "$GOSTAP" gen --help 2>/dev/null | grep -q -- '--aranges' && gen_aranges=(--aranges)
+# stap before 5.1 (bookworm's 4.8) drops records in its relay transport:
+# gen --fixed-runtime copies the compiling image's runtime (named by
+# SYSTEMTAP_RUNTIME: the chroot's, its kernel patch applied) into its
+# cache with the fix and prints "run stap with -R DIR", into DIR.rhint,
+# which compile_one follows (run-runtime.c).
+RT_HINT_RE="'s relay transport drops records under load (fixed in 5\.1): run stap with -R "
+"$GOSTAP" gen --help 2>/dev/null | grep -q -- '--fixed-runtime' && gen_aranges+=(--fixed-runtime)
 gen () {
   local bin=$1 out=$3 st=0
   [ "$2" = -o ] || hard_error "gen $*: -o DIR must come second"
-  GOSTAP_STAP=$tmp/compile-stap XDG_CACHE_HOME=$share/gen-cache "$GOSTAP" gen "${gen_aranges[@]}" "$@" \
+  GOSTAP_STAP=$tmp/compile-stap XDG_CACHE_HOME=$share/gen-cache \
+    SYSTEMTAP_RUNTIME=$compile_root/usr/share/systemtap/runtime "$GOSTAP" gen "${gen_aranges[@]}" "$@" \
     2> "$out.gen-err" || st=$?
-  grep -v -- "$HINT_RE" "$out.gen-err" >&2 || true
+  grep -v -- "$HINT_RE" "$out.gen-err" | grep -v -- "$RT_HINT_RE" >&2 || true
   grep -- "$HINT_RE" "$out.gen-err" > "$out.hint" || true
+  grep -- "$RT_HINT_RE" "$out.gen-err" > "$out.rhint" || true
   printf '%s\t%s\t%s\n' "${out#"$share"/ts/}" "$bin" "$(head -1 "$out.hint")" >> "$share/out/gen-hints"
   rm -f "$out.gen-err"
   return "$st"
@@ -413,7 +424,7 @@ done
 [ "$LOAD_SECONDS" -gt 0 ] && jobs+=("load load grow $LOAD_VERSION")
 
 compile_one () {
-  local name=$1 script=$2 f=$3 v=$4 inc=() ts=$share/ts/$3-$4 old=() root dpath
+  local name=$1 script=$2 f=$3 v=$4 inc=() ts=$share/ts/$3-$4 old=() root dpath rt
   [ -n "${5:-}" ] && inc=(-I "$share/scripts/$5")
   # tapsets generated for this script alone, where there are (gen --script)
   [ -d "$ts-for-$script" ] && ts=$ts-for-$script
@@ -424,6 +435,12 @@ compile_one () {
     [ -n "$root" ] && old=(--sysroot="$root")
     [ -n "$root" ] || dpath=$(sed -n 's/.* lacks: run stap with SYSTEMTAP_DEBUGINFO_PATH=\([^ ]*\) (a copy of it with them first)$/\1/p' "$ts.hint")
     [ -n "$root" ] || [ -n "$dpath" ] || { echo "$name: gostap gen's line for an old libdw not understood: $(cat "$ts.hint")" >&2; return 1; }
+  fi
+  # and on a stap before 5.1, the runtime with the relay fix (gen)
+  if [ -s "$ts.rhint" ]; then
+    rt=$(sed -n 's/.* run stap with -R \([^ ]*\) (a copy of its runtime with the fix)$/\1/p' "$ts.rhint")
+    [ -n "$rt" ] || { echo "$name: gostap gen's line for stap's relay transport not understood: $(cat "$ts.rhint")" >&2; return 1; }
+    old+=(-R "$rt")
   fi
   SYSTEMTAP_DEBUGINFO_PATH=$dpath "$e2e/run-guest.sh" compile "$image" "$share" "$name" "$share/scripts/$script.stp" \
     -g "${old[@]}" -d "$share/bin/$f-$v" -I "$ts" -I "$share/tapsets" "${inc[@]}" \
