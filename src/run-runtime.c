@@ -373,18 +373,19 @@ static char *
 make_copy (const char *rt, int major, int minor)
 {
   char *cache = NULL, *dir = NULL, *tmp = NULL, *file = NULL, *text = NULL;
+  char *ret = NULL;
   size_t len;
   uint64_t sum = 0;
   if (asprintf (&file, "%s/%s", rt, relay) < 0)
     {
       error (0, errno, "asprintf");
       file = NULL;
-      goto fail;
+      goto out;
     }
   if ((text = slurp (file, &len)) == NULL)
     {
       error (0, errno, "%s: read", file);
-      goto fail;
+      goto out;
     }
   uint64_t key = fnv1a (FNV1A_BASIS, text, len);
   int v[2] = { major, minor };
@@ -392,66 +393,69 @@ make_copy (const char *rt, int major, int minor)
   key = fnv1a (key, rt, strlen (rt) + 1);
   key = fnv1a (key, fixed, sizeof fixed);
   if (walk (rt, "", NULL, &sum) != 0)
-    goto fail;
+    goto out;
   key = fnv1a (key, &sum, sizeof sum);
   if ((cache = run_cache_root ()) == NULL)
-    goto fail;
+    goto out;
   if (asprintf (&dir, "%s/runtime/%d.%d-%016" PRIx64, cache, major, minor,
                 key) < 0)
     {
       error (0, errno, "asprintf");
       dir = NULL;
-      goto fail;
+      goto out;
     }
   struct stat st;
   if (stat (dir, &st) == 0 && S_ISDIR (st.st_mode))
-    goto done;                  /* complete: renamed into place */
+    {
+      ret = dir;                /* complete: renamed into place */
+      dir = NULL;
+      goto out;
+    }
   /* A temporary directory beside DIR, renamed to it once complete.  */
   if (asprintf (&tmp, "%s/runtime/.tmp.XXXXXX", cache) < 0)
     {
       error (0, errno, "asprintf");
       tmp = NULL;
-      goto fail;
+      goto out;
     }
   *strrchr (tmp, '/') = '\0';
-  if (make_dirs (tmp) != 0)
-    {
-      error (0, errno, "%s: mkdir", tmp);
-      goto fail;
-    }
+  bool made = make_dirs (tmp) == 0;
+  if (!made)
+    error (0, errno, "%s: mkdir", tmp);
   tmp[strlen (tmp)] = '/';
-  if (mkdtemp (tmp) == NULL)
+  if (made && mkdtemp (tmp) == NULL)
     {
       error (0, errno, "%s: mkdtemp", tmp);
+      made = false;
+    }
+  if (!made)
+    {
+      /* Nothing of ours to remove.  */
       free (tmp);
       tmp = NULL;
-      goto fail;
+      goto out;
     }
   sum = 0;
   if (walk (rt, "", tmp, &sum) != 0 || patch (tmp) != 0)
-    goto fail;
+    goto out;
   /* mkdtemp made it 0700: readable as the runtime is, by stap's build
      (a chroot's root, too).  */
   if (chmod (tmp, 0755) != 0)
     {
       error (0, errno, "%s: chmod", tmp);
-      goto fail;
+      goto out;
     }
   if (run_cache_publish (tmp, dir, false) != 0)
-    goto fail;
-done:
-  run_cache_discard (tmp);
-  free (cache);
-  free (file);
-  free (text);
-  return dir;
-fail:
+    goto out;
+  ret = dir;
+  dir = NULL;
+out:
   run_cache_discard (tmp);
   free (cache);
   free (dir);
   free (file);
   free (text);
-  return NULL;
+  return ret;
 }
 
 char *
