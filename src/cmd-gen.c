@@ -22,12 +22,16 @@
 #include "select.h"
 #include "write.h"
 
+/* --fixed-runtime: no short option.  */
+enum { OPT_FIXED_RUNTIME = 0x100 };
+
 /* Set by parse_opt.  */
 struct gen_args
 {
   const char *outdir;
   const char *script;
   bool aranges;
+  bool fixed_runtime;
   struct select_args sel;
 };
 
@@ -43,6 +47,11 @@ static const struct argp_option options[] = {
     "such a libdw needs into gostap's cache, and say in one line what stap "
     "by hand needs to read it (--sysroot=DIR, or SYSTEMTAP_DEBUGINFO_PATH)",
     0 },
+  { "fixed-runtime", OPT_FIXED_RUNTIME, NULL, 0, "Where stap is older than "
+    "5.1 (its relay transport drops records under load): also write a copy "
+    "of stap's runtime with upstream 5.1's fix into gostap's cache, as "
+    "gostap run does, and say in one line what stap by hand needs to use "
+    "it (-R DIR)", 0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -60,6 +69,9 @@ parse_opt (int key, char *arg, struct argp_state *state)
       return 0;
     case 'A':
       a->aranges = true;
+      return 0;
+    case OPT_FIXED_RUNTIME:
+      a->fixed_runtime = true;
       return 0;
     case ARGP_KEY_END:
       if (a->outdir == NULL)
@@ -132,7 +144,11 @@ cmd_gen (int argc, char **argv)
     "in one line, and with --aranges writes a copy of the binary (or of its "
     "debug file) with the .debug_aranges such a libdw needs into gostap's "
     "cache and says what to add to stap's command (--sysroot=DIR, or "
-    "SYSTEMTAP_DEBUGINFO_PATH).\n\n"
+    "SYSTEMTAP_DEBUGINFO_PATH).  Where stap is older than 5.1, whose relay "
+    "transport drops records under load, gen says so in one line, and with "
+    "--fixed-runtime writes a copy of stap's runtime with upstream 5.1's "
+    "fix into gostap's cache and says what to add to stap's command (-R "
+    "DIR).\n\n"
     "Exit status: 0 success, 1 error or a GLOB that matched nothing, "
     "2 not a usable Go binary, 64 usage error.\n\n"
     "Examples:\n"
@@ -190,6 +206,8 @@ cmd_gen (int argc, char **argv)
   /* stap by hand on libdw < 0.191: what to give it, in one line; before
      any file is written, so that a failure leaves none.  */
   int hint = run_aranges_hint (&b, a.aranges);
+  if (hint == EXIT_OK)
+    hint = run_runtime_hint (a.fixed_runtime);
   if (hint != EXIT_OK)
     {
       ret = hint;

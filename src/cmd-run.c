@@ -61,7 +61,10 @@ usage (void)
          "it.  Checks first that stap, privileges and uprobes are there\n"
          "(GOSTAP_NO_PREFLIGHT=1 skips that).  Where stap's libdw is older\n"
          "than 0.191, stap reads a copy of the binary (or of its debug\n"
-         "file) with the .debug_aranges such a libdw needs.\n\n"
+         "file) with the .debug_aranges such a libdw needs.  Where stap is\n"
+         "older than 5.1, it runs with -R: a copy of stap's runtime with\n"
+         "5.1's fix of the relay transport, which drops records under load\n"
+         "(unless the options give their own -R).\n\n"
          "Exit status: stap's; 1 error, 2 not a usable Go binary, 64 usage.\n\n"
          "Examples:\n"
          "  gostap run -c ./server examples/newstack.stp 1000\n"
@@ -328,12 +331,13 @@ cmd_run (int argc, char **argv)
   const char *inline_script = NULL, *pass = NULL, *outfile = NULL;
   const char *pprof = NULL, *folded = NULL;
   bool outfile_whole = true;    /* -o FILE is one file stap writes to the end */
-  bool verbose = false;
+  bool verbose = false, own_runtime = false;
   int script_at = -1;
   struct run_script s = { 0 };
   struct go_bin b;
   bool opened = false;
   char *gendir = NULL, *binpath = NULL, *sysroot_opt = NULL, *ns_opt = NULL;
+  char *runtime = NULL;
   struct run_target t = { 0 };
   char **sargv = NULL;
   int ret = EXIT_USAGE;
@@ -388,6 +392,8 @@ cmd_run (int argc, char **argv)
         outfile = a[2] ? a + 2 : argv[i + 1];
       else if (strncmp (a, "-S", 2) == 0 || strcmp (a, "-F") == 0)
         outfile_whole = false;          /* rotated files, or detached */
+      else if (strncmp (a, "-R", 2) == 0)
+        own_runtime = true;             /* the user's runtime: no copy */
       if (takes_arg (a) && strcmp (a, "-t") != 0 && strcmp (a, "-c") != 0
           && strcmp (a, "-x") != 0)
         i++;
@@ -468,10 +474,16 @@ cmd_run (int argc, char **argv)
       goto out;
     }
 
-  /* stap -I GEN -I STATIC -d BINARY [-g] OPTIONS... SCRIPT ARGS...  */
+  /* stap before 5.1 drops records in its relay transport: a copy of its
+     runtime with the fix (run-runtime.c), unless the user names one.  */
+  if (!own_runtime)
+    runtime = run_runtime_fixed (true);
+
+  /* stap -I GEN -I STATIC [-R RUNTIME] -d BINARY [-g] OPTIONS... SCRIPT
+     ARGS...  */
   const char *tapsets = getenv ("GOSTAP_TAPSETS");
   int end = script_at < 0 ? argc : script_at;
-  sargv = calloc ((size_t) argc + 14, sizeof *sargv);
+  sargv = calloc ((size_t) argc + 16, sizeof *sargv);
   if (sargv == NULL)
     goto out;
   int k = 0;
@@ -490,6 +502,11 @@ cmd_run (int argc, char **argv)
      file path").  */
   if (sysroot_opt != NULL)
     sargv[k++] = sysroot_opt;
+  if (runtime != NULL)
+    {
+      sargv[k++] = (char *) "-R";
+      sargv[k++] = runtime;
+    }
   if (ns_opt != NULL)
     sargv[k++] = ns_opt;
   sargv[k++] = (char *) "-d";
@@ -546,6 +563,7 @@ out:
   run_target_free (&t);
   free (sysroot_opt);
   free (ns_opt);
+  free (runtime);
   free (gendir);
   free (binpath);
   return ret;

@@ -4,6 +4,8 @@
 
    Checked, in this order: stap is there and 4.0 or newer; its libdw is
    0.191 or newer when numeric statement probes are needed (facts.md 2);
+   what is done about the relay transport of stap before 5.1
+   (run-runtime.c);
    and when probes will run (pass 5): root or the stapdev group, uprobes in
    the kernel, module loading, a kernel build tree.  */
 
@@ -24,10 +26,8 @@
 
 #include "run.h"
 
-/* The output of ARGV (stdout and stderr), NUL-terminated; NULL when it
-   cannot be run.  */
-static char *
-capture (char *const argv[])
+char *
+run_capture (char *const argv[])
 {
   int fd[2];
   if (pipe (fd) != 0)
@@ -81,7 +81,7 @@ run_stap_versions (int *stap_major, int *stap_minor, int *dw_major,
                    int *dw_minor)
 {
   char *argv[] = { (char *) run_stap_program (), (char *) "-V", NULL };
-  char *out = capture (argv);
+  char *out = run_capture (argv);
   if (out == NULL)
     return -1;
   /* "Systemtap translator/driver (version 4.8/0.192/0.188, ...)": the
@@ -105,7 +105,7 @@ kconfig_has_uprobes (void)
   if (k != NULL && k[0] != '\0')
     {
       char *argv[] = { (char *) "cat", (char *) k, NULL };
-      text = capture (argv);
+      text = run_capture (argv);
     }
   else
     {
@@ -120,14 +120,14 @@ kconfig_has_uprobes (void)
           if (access (path, R_OK) == 0)
             {
               char *argv[] = { (char *) "cat", path, NULL };
-              text = capture (argv);
+              text = run_capture (argv);
             }
         }
       if (text == NULL && access ("/proc/config.gz", R_OK) == 0)
         {
           char *argv[] = { (char *) "gzip", (char *) "-dc",
                            (char *) "/proc/config.gz", NULL };
-          text = capture (argv);
+          text = run_capture (argv);
         }
     }
   if (text == NULL)
@@ -209,6 +209,23 @@ run_checks (bool numeric_probes, bool runs,
              "none): gostap run gives stap DWARF with them (a copy of the "
              "binary or of its debug file, or a companion debug file)", dM,
              dm);
+  int rM, rm;
+  char *rt = NULL;
+  enum run_runtime_need need = run_runtime_need (&rM, &rm, &rt);
+  if (need == RUN_RUNTIME_FIX)
+    verdict (&out[n++], "transport", 1, "stap %d.%d's relay transport drops "
+             "records when a header does not fit in the rest of a "
+             "sub-buffer, and its staprun then loses the framing (fixed in "
+             "5.1): gostap run gives stap a copy of its runtime with "
+             "upstream 5.1's fix (-R; gostap gen --fixed-runtime for stap "
+             "by hand)", rM, rm);
+  else if (need == RUN_RUNTIME_UNKNOWN)
+    verdict (&out[n++], "transport", -1, "stap %d.%d's relay transport "
+             "drops records under load (fixed in 5.1), and its runtime's "
+             "relay code (%s/transport/relay_v2.c) is not the one gostap "
+             "knows: stap runs with its own runtime, which may lose output",
+             rM, rm, rt != NULL ? rt : "not found");
+  free (rt);
   if (!runs)
     return n;
   if (geteuid () == 0)
@@ -254,5 +271,5 @@ run_remove_tree (const char *path)
 {
   char *argv[] = { (char *) "rm", (char *) "-rf", (char *) "--",
                    (char *) path, NULL };
-  free (capture (argv));
+  free (run_capture (argv));
 }

@@ -75,6 +75,33 @@ int run_aranges (const struct go_bin *b, struct run_target *t, bool *gave);
    line where a copy would be needed.  An exit status.  */
 int run_aranges_hint (const struct go_bin *b, bool write);
 
+/* run-runtime.c: stap before 5.1 (RHEL 8's 4.9, Debian 12's 4.8, RHEL
+   9.0-9.4's 5.0) drops records in its relay transport, and staprun before
+   5.0 then loses the framing; gostap gives such a stap a copy of its
+   runtime with upstream 5.1's fix (PR31117), through stap -R.  */
+enum run_runtime_need
+{
+  RUN_RUNTIME_FINE,             /* stap 5.1 or newer, or no stap */
+  RUN_RUNTIME_FIX,              /* older, its relay code the one gostap
+                                   knows: a copy with the fix */
+  RUN_RUNTIME_UNKNOWN,          /* older, its runtime not found or its
+                                   relay code another: nothing done */
+};
+/* What stap's runtime needs; stap's version into *MAJOR and *MINOR, and
+   into *DIR its runtime directory (malloc'd; NULL when not found, or when
+   DIR is NULL).  No message.  */
+enum run_runtime_need run_runtime_need (int *major, int *minor, char **dir);
+/* The copy of stap's runtime with the fix in gostap's cache, made if it
+   is not there (malloc'd), or NULL: none is needed (FINE, or UNKNOWN:
+   then one warning line when WARN), or it could not be made (one line
+   naming the file and the call, then one warning line that stap runs
+   with its own runtime).  */
+char *run_runtime_fixed (bool warn);
+/* For stap by hand (gostap gen): when WRITE, the copy, and one warning
+   line saying what to add to stap's command (-R DIR); else one warning
+   line where a copy would be needed.  An exit status.  */
+int run_runtime_hint (bool write);
+
 /* Read PATH (or take INLINE) and collect the go.func probe points it
    names.  0, or -1 with a message.  */
 int run_read_script (struct run_script *s, const char *path,
@@ -172,7 +199,7 @@ struct run_check
   int status;
   char why[400];
 };
-enum { RUN_MAX_CHECKS = 8 };
+enum { RUN_MAX_CHECKS = 9 };
 /* The checks, in order, into OUT; their number.  stap there and 4.0 or
    newer; its libdw 0.191 or newer (failing only for NUMERIC_PROBES:
    statement probes, which need DWARF units); and when the probes will run
@@ -182,6 +209,10 @@ size_t run_checks (bool numeric_probes, bool runs,
                    struct run_check out[RUN_MAX_CHECKS]);
 /* 0, or -1 after the first failing check's line.  */
 int run_preflight (bool numeric_probes, bool runs);
+
+/* The output of ARGV (stdout and stderr), NUL-terminated; NULL when it
+   cannot be run (run-preflight.c).  */
+char *run_capture (char *const argv[]);
 
 /* The stap program: $GOSTAP_STAP or "stap".  */
 const char *run_stap_program (void);

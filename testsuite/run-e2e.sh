@@ -6,11 +6,17 @@
 #  1. fixtures for Go 1.19, 1.24 and 1.27 (build-fixtures.sh);
 #  2. the guest image: Debian trixie, stap 5.1, libdw 0.192, kernel 6.12,
 #     or with E2E_SUITE=forky (run-e2e-forky.sh) Debian forky, stap 5.6,
-#     kernel 7.2 (e2e/build-image.sh, cached, rebuilt when its recipe
-#     changes); one guest at a time runs on this machine (a lock);
+#     kernel 7.2, or with E2E_SUITE=bookworm (run-e2e-bookworm.sh) Debian
+#     12, stap 4.8, libdw 0.188, kernel 6.1 (e2e/build-image.sh, cached,
+#     rebuilt when its recipe changes); one guest at a time runs on this
+#     machine (a lock);
 #  3. `gostap gen` for each binary, the test scripts (e2e/*.stp) compiled
 #     natively into modules in a chroot of the image (e2e/run-guest.sh
-#     compile), two at a time;
+#     compile), two at a time; where the image's libdw is older than 0.191
+#     (bookworm) with the --sysroot or SYSTEMTAP_DEBUGINFO_PATH gen prints
+#     for it (its copies with .debug_aranges), checked by (o), and where
+#     its stap is older than 5.1 (bookworm) with the -R gen
+#     --fixed-runtime prints (its runtime with the relay fix);
 #  4. one boot of the guest runs every module with staprun against its
 #     program, and each program once without probes (e2e/run-guest.sh boot);
 #  5. the gostap-run jobs (e2e/gostap-run.sh): gostap itself built in a
@@ -43,7 +49,10 @@
 #     examples/httplatency.stp on the http fixture (HTTP/1.1 and HTTP/2
 #     servers on the guest's loopback, and their client): per route the
 #     requests the client made, positive latencies, the slow route the
-#     slowest, goroutine ids, the histograms and the slowest requests.
+#     slowest, goroutine ids, the histograms and the slowest requests;
+#     (o) gen's line for stap by hand: on an old libdw, for every binary
+#     whose DWARF lacks .debug_aranges, naming a copy that has them;
+#     elsewhere none.
 #
 # With E2E_ARCH=arm64 (run-e2e-arm64.sh) the guest is Debian trixie's
 # arm64 port under qemu-system-aarch64, its modules cross-compiled in a
@@ -63,7 +72,7 @@
 # Exit: 0 pass, 1 a check failed, 77 qemu cannot start here, 99 anything
 # else went wrong (no image, a module that does not compile, a hung guest).
 # Environment: GOSTAP_E2E (the guests to boot, e2e/guests.sh: by default
-# forky and arm64; "all" adds trixie), E2E_SUITE (trixie), E2E_ARCH (amd64), GOSTAP_TEST_CACHE (the cache root), E2E_LOAD_SECONDS (30; 0
+# forky and arm64; "all" adds trixie and bookworm), E2E_SUITE (trixie), E2E_ARCH (amd64), GOSTAP_TEST_CACHE (the cache root), E2E_LOAD_SECONDS (30; 0
 # leaves out check e), E2E_SMP (the guest's CPUs, 2),
 # E2E_GUEST_TIMEOUT (1500 s), E2E_KEEP=1 keeps the work directory.
 . "$(dirname "$0")/test-subr.sh"
@@ -90,7 +99,7 @@ chosen=$("$e2e/guests.sh") || hard_error "e2e/guests.sh failed"
 { read -r GUESTS; read -r why; } <<< "$chosen"
 case " $GUESTS " in
   *" $GUEST "*) echo "# guests of this run: $GUESTS ($why)" ;;
-  *) skip "this run boots the guests $GUESTS ($why), not $GUEST; GOSTAP_E2E=all boots all three (README, Tests)" ;;
+  *) skip "this run boots the guests $GUESTS ($why), not $GUEST; GOSTAP_E2E=all boots all four (README, Tests)" ;;
 esac
 # at_least V MIN: Go release V is MIN or later.
 at_least () { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" = "$2" ]; }
@@ -214,6 +223,49 @@ mkdir -p "$share/bin" "$share/ts" "$share/mod" "$share/out" "$share/scripts"
 cp "$testsuite/../tapsets/"*.stp "$testsuite/../tapsets/"*.stpm "$share/scripts/"
 cp "$e2e"/*.stp "$e2e/load.sh" "$e2e/container-start.sh" "$share/scripts/"
 cp -r "$e2e/bt-fileline" "$e2e/bt-symbols" "$share/scripts/"
+# gen BIN -o DIR ARG...: `gostap gen`, asking the stap that compiles the
+# modules (the image's, or for arm64 the cross-compiling image's:
+# GOSTAP_STAP) for its libdw, not this machine's. Where that libdw is
+# older than 0.191 (bookworm's 0.188) gen writes a copy of BIN with
+# .debug_aranges into its cache, here on the share (the chroot reads it
+# at the same path), and prints one line saying what stap by hand needs:
+# --sysroot=ROOT, or for a binary whose DWARF is in a separate debug file
+# SYSTEMTAP_DEBUGINFO_PATH=PATH (run-aranges.c). That line goes to
+# DIR.hint, which compile_one follows, and SHARE/out/gen-hints (the
+# tapset directory, the binary, the line or nothing) for check-e2e.py.
+# Other output of gen goes to stderr as it came.
+compile_root=$image/root
+amd64 || compile_root=$E2E_CROSS_IMAGE/root
+printf '#!/bin/bash\nexec chroot %q /usr/bin/stap "$@"\n' "$compile_root" > "$tmp/compile-stap"
+chmod +x "$tmp/compile-stap"
+# libdw_of STAP-V-LINE: the libdw version in it ("version 4.8/0.188, ...")
+libdw_of () { sed -n 's|.*(version [^/]*/\([0-9]*\.[0-9]*\).*|\1|p' <<< "$1"; }
+compile_libdw=$(libdw_of "$("$tmp/compile-stap" -V 2>&1 | head -1)")
+guest_libdw=$(libdw_of "$(sed -n 's/^stap //p' "$image/info")")
+# (A gen that writes the copy only when asked, --aranges, is asked.)
+HINT_RE="stap's libdw is older than 0\.191 and needs "
+gen_aranges=()
+"$GOSTAP" gen --help 2>/dev/null | grep -q -- '--aranges' && gen_aranges=(--aranges)
+# stap before 5.1 (bookworm's 4.8) drops records in its relay transport:
+# gen --fixed-runtime copies the compiling image's runtime (named by
+# SYSTEMTAP_RUNTIME: the chroot's, its kernel patch applied) into its
+# cache with the fix and prints "run stap with -R DIR", into DIR.rhint,
+# which compile_one follows (run-runtime.c).
+RT_HINT_RE="'s relay transport drops records under load (fixed in 5\.1): run stap with -R "
+"$GOSTAP" gen --help 2>/dev/null | grep -q -- '--fixed-runtime' && gen_aranges+=(--fixed-runtime)
+gen () {
+  local bin=$1 out=$3 st=0
+  [ "$2" = -o ] || hard_error "gen $*: -o DIR must come second"
+  GOSTAP_STAP=$tmp/compile-stap XDG_CACHE_HOME=$share/gen-cache \
+    SYSTEMTAP_RUNTIME=$compile_root/usr/share/systemtap/runtime "$GOSTAP" gen "${gen_aranges[@]}" "$@" \
+    2> "$out.gen-err" || st=$?
+  grep -v -- "$HINT_RE" "$out.gen-err" | grep -v -- "$RT_HINT_RE" >&2 || true
+  grep -- "$HINT_RE" "$out.gen-err" > "$out.hint" || true
+  grep -- "$RT_HINT_RE" "$out.gen-err" > "$out.rhint" || true
+  printf '%s\t%s\t%s\n' "${out#"$share"/ts/}" "$bin" "$(head -1 "$out.hint")" >> "$share/out/gen-hints"
+  rm -f "$out.gen-err"
+  return "$st"
+}
 mkdir -p "$share/tapsets" && mv "$share/scripts/"go_*.stp "$share/scripts/"go_*.stpm "$share/tapsets/"
 for v in $VERSIONS; do
   for f in abi grow; do
@@ -222,14 +274,14 @@ for v in $VERSIONS; do
     cp "$src" "$share/bin/$f-$v"
     globs=("main.*")
     [ "$f" = grow ] && globs+=("runtime.mallocgc")
-    "$GOSTAP" gen "$share/bin/$f-$v" -o "$share/ts/$f-$v" "${globs[@]}" ||
+    gen "$share/bin/$f-$v" -o "$share/ts/$f-$v" "${globs[@]}" ||
       hard_error "gostap gen $f-$v failed"
   done
   # (c) pairing.stp probes main.rec's entry and return: on tapsets made
   # for it (gen --script, as gostap run makes them), the entry alias
   # records the call itself, one handler at the entry; the load job keeps
   # the plain tapsets, the pairing's own entry probe beside the alias.
-  "$GOSTAP" gen "$share/bin/grow-$v" -o "$share/ts/grow-$v-for-pairing" \
+  gen "$share/bin/grow-$v" -o "$share/ts/grow-$v-for-pairing" \
     --script "$share/scripts/pairing.stp" "main.*" ||
     hard_error "gostap gen --script pairing.stp grow-$v failed"
   grep -q '^  _go_pair_entry\[goid, ' "$share/ts/grow-$v-for-pairing/go_funcs.stp" ||
@@ -254,7 +306,7 @@ for fv in "grow $W growW" "cgo $CGO cgo"; do
   src=$(fixture "$SPECIAL_VERSION" "$variant" "$f")
   [ -n "$src" ] || hard_error "no $variant build of $f for Go $SPECIAL_VERSION in the manifest"
   cp "$src" "$share/bin/$name-$SPECIAL_VERSION"
-  "$GOSTAP" gen "$share/bin/$name-$SPECIAL_VERSION" -o "$share/ts/$name-$SPECIAL_VERSION" "main.*" ||
+  gen "$share/bin/$name-$SPECIAL_VERSION" -o "$share/ts/$name-$SPECIAL_VERSION" "main.*" ||
     hard_error "gostap gen $name-$SPECIAL_VERSION failed"
 done
 # Separate debug files (split build, companions) go to SHARE/debug, where
@@ -270,7 +322,7 @@ for v in $VERSIONS; do
   src=$(fixture "$v" "$DEF" http)
   [ -n "$src" ] || hard_error "no http fixture for Go $v in the manifest"
   cp "$src" "$share/bin/http-$v"
-  "$GOSTAP" gen "$share/bin/http-$v" -o "$share/ts/http-$v" 'net/http.serverHandler.ServeHTTP' \
+  gen "$share/bin/http-$v" -o "$share/ts/http-$v" 'net/http.serverHandler.ServeHTTP' \
     'net/http.(*response).WriteHeader' 'net/http*responseWriterState).writeHeader' ||
     hard_error "gostap gen http-$v failed"
 done
@@ -284,7 +336,7 @@ bid=$(readelf -n "$src" | awk '/Build ID:/ { print $3; exit }')
 mkdir -p "$share/debug/.build-id/${bid:0:2}"
 objcopy --only-keep-debug "$src" "$share/debug/.build-id/${bid:0:2}/${bid:2}.debug"
 strip -s "$src" -o "$share/bin/abiS-$SPECIAL_VERSION"
-"$GOSTAP" gen "$share/bin/abiS-$SPECIAL_VERSION" -o "$share/ts/abiS-$SPECIAL_VERSION" "main.*" ||
+gen "$share/bin/abiS-$SPECIAL_VERSION" -o "$share/ts/abiS-$SPECIAL_VERSION" "main.*" ||
   hard_error "gostap gen abiS-$SPECIAL_VERSION (split debuginfo) failed"
 # A -s -w build (no DWARF, no .symtab anywhere), probed through the
 # companion debug file `gostap companion` makes from its .gopclntab, in the
@@ -299,7 +351,7 @@ objcopy --remove-section .note.gnu.build-id "$src" "$share/bin/growSN-$SW_VERSIO
 for b in growSW growSN; do
   "$GOSTAP" companion "$share/bin/$b-$SW_VERSION" -o "$share/debug" > /dev/null ||
     hard_error "gostap companion $b-$SW_VERSION failed"
-  "$GOSTAP" gen "$share/bin/$b-$SW_VERSION" -o "$share/ts/$b-$SW_VERSION" "main.*" ||
+  gen "$share/bin/$b-$SW_VERSION" -o "$share/ts/$b-$SW_VERSION" "main.*" ||
     hard_error "gostap gen $b-$SW_VERSION (companion debug file) failed"
 done
 [ -f "$share/debug$share/bin/growSN-$SW_VERSION.debug" ] ||
@@ -331,7 +383,7 @@ for v in $VERSIONS; do
       "$GOSTAP" companion "$share/bin/$n-$v" -o "$share/debug" > /dev/null ||
         hard_error "gostap companion $n-$v failed"
     fi
-    "$GOSTAP" gen "$share/bin/$n-$v" -o "$share/ts/$n-$v" "main.*" ||
+    gen "$share/bin/$n-$v" -o "$share/ts/$n-$v" "main.*" ||
       hard_error "gostap gen $n-$v failed"
     python3 "$e2e/stacks-script.py" "$GOSTAP" "$share/bin/$n-$v" > "$share/scripts/st_${n}_${v/./_}.stp" ||
       hard_error "stacks-script.py $n-$v failed"
@@ -372,12 +424,26 @@ done
 [ "$LOAD_SECONDS" -gt 0 ] && jobs+=("load load grow $LOAD_VERSION")
 
 compile_one () {
-  local name=$1 script=$2 f=$3 v=$4 inc=() ts=$share/ts/$3-$4
+  local name=$1 script=$2 f=$3 v=$4 inc=() ts=$share/ts/$3-$4 old=() root dpath rt
   [ -n "${5:-}" ] && inc=(-I "$share/scripts/$5")
   # tapsets generated for this script alone, where there are (gen --script)
   [ -d "$ts-for-$script" ] && ts=$ts-for-$script
-  "$e2e/run-guest.sh" compile "$image" "$share" "$name" "$share/scripts/$script.stp" \
-    -g -d "$share/bin/$f-$v" -I "$ts" -I "$share/tapsets" "${inc[@]}" \
+  # what gen said stap by hand needs on a libdw older than 0.191 (gen)
+  dpath=${SYSTEMTAP_DEBUGINFO_PATH:-}
+  if [ -s "$ts.hint" ]; then
+    root=$(sed -n 's/.* lacks: run stap with --sysroot=\([^ ]*\) (a copy of the binary with them)$/\1/p' "$ts.hint")
+    [ -n "$root" ] && old=(--sysroot="$root")
+    [ -n "$root" ] || dpath=$(sed -n 's/.* lacks: run stap with SYSTEMTAP_DEBUGINFO_PATH=\([^ ]*\) (a copy of it with them first)$/\1/p' "$ts.hint")
+    [ -n "$root" ] || [ -n "$dpath" ] || { echo "$name: gostap gen's line for an old libdw not understood: $(cat "$ts.hint")" >&2; return 1; }
+  fi
+  # and on a stap before 5.1, the runtime with the relay fix (gen)
+  if [ -s "$ts.rhint" ]; then
+    rt=$(sed -n 's/.* run stap with -R \([^ ]*\) (a copy of its runtime with the fix)$/\1/p' "$ts.rhint")
+    [ -n "$rt" ] || { echo "$name: gostap gen's line for stap's relay transport not understood: $(cat "$ts.rhint")" >&2; return 1; }
+    old+=(-R "$rt")
+  fi
+  SYSTEMTAP_DEBUGINFO_PATH=$dpath "$e2e/run-guest.sh" compile "$image" "$share" "$name" "$share/scripts/$script.stp" \
+    -g "${old[@]}" -d "$share/bin/$f-$v" -I "$ts" -I "$share/tapsets" "${inc[@]}" \
     -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000 -DMAXSKIPPED=1000000
 }
 t0=$(now)
@@ -674,7 +740,8 @@ amd64 || CONTAINER_VERSION=
 E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
-  E2E_STACKS="$STACKS" E2E_GO=$go_newest \
+  E2E_STACKS="$STACKS" E2E_GO=$go_newest E2E_COMPILE_LIBDW=$compile_libdw \
+  E2E_GUEST_LIBDW=$guest_libdw E2E_DEBUG_DIR=$share/debug \
   python3 "$e2e/check-e2e.py" "$share/out" $VERSIONS || st=$?
 echo "timings: fixtures ${t_fixtures} s, image ${t_image} s, module compile ${t_compile} s" \
      "(${#jobs[@]} modules), gostap build in the image ${t_gbuild} s, gostap run -p4" \

@@ -26,6 +26,16 @@
 #  - gostap doctor says what gostap run does; a split build found only by
 #    .gnu_debuglink (no GNU build id) is refused in one line; one from
 #    debuginfod gets its copy as one from a debug directory does;
+#  - stap 4.8's relay transport drops records (run-runtime.c): gostap run
+#    -p2 leaves a copy of stap's runtime in the cache that differs from it
+#    only in transport/relay_v2.c, by the one hunk in
+#    _stp_data_write_reserve (a rest too small for a header to padding);
+#    stap's command (-v) has -R the copy, or the user's -R alone; a relay
+#    code gostap does not know: the doctor says so, one warning, no copy;
+#    a copy that cannot be made: one line, one warning, no -R; gen says so
+#    in one line and gen --fixed-runtime names -R the same copy; a module
+#    on the copy compiles (-p4) against bookworm's 6.1 headers when
+#    run-kbuild.sh fetched them into the test cache;
 #  - bullseye's stap 4.4 with libdw 0.183, unpacked into the test cache:
 #    newstack, funclatency and goroutines translate (-p3) through gostap
 #    run, with libdw 0.192's probe points.
@@ -159,6 +169,99 @@ EOF
   fi
 done
 
+# stap 4.8's relay transport (runtime/transport/relay_v2.c) drops records
+# and staprun 4.8 then loses the framing: gostap run gave stap a copy of
+# its runtime in the cache (run-runtime.c). It differs from the runtime
+# only in relay_v2.c's _stp_data_write_reserve(), by the one hunk: a rest
+# of the sub-buffer too small for a header goes to padding.
+rt=$("$tmp/stap-old" --help 2>&1 | sed -n '/look in DIR for runtime/{n;s/^ *//p}')
+[ -d "$rt" ] || hard_error "stap --help names no runtime directory: '$rt'"
+checks=$((checks + 1))
+copies=$(find "$tmp/cache-old/gostap/runtime" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true)
+rcopy=$copies
+if [ -z "$copies" ] || [ "$(wc -l <<< "$copies")" != 1 ]; then
+  fail "runtime copy: not one in $tmp/cache-old/gostap/runtime after gostap run -p2: '$copies'"
+  rcopy=
+elif [ "$(diff -rq "$rt" "$rcopy" | sed "s|$rt|RT|;s|$rcopy|COPY|")" != "Files RT/transport/relay_v2.c and COPY/transport/relay_v2.c differ" ]; then
+  fail "runtime copy: it differs from $rt elsewhere than transport/relay_v2.c: $(diff -rq "$rt" "$rcopy" | head -5)"
+else
+  diff "$rt/transport/relay_v2.c" "$rcopy/transport/relay_v2.c" > "$tmp/relay.diff" || true
+  # the hunk's first line, in the original: inside _stp_data_write_reserve
+  at=$(sed -n '1s/^\([0-9]*\)c.*/\1/p' "$tmp/relay.diff")
+  fn=$(awk -v at="${at:-0}" '/^_stp_data_write_reserve\(size_t/ { f = NR } f && NR > f && /^}/ { print (at > f && at < NR) ? "in" : "out"; exit }' "$rt/transport/relay_v2.c")
+  removed=$(grep '^< ' "$tmp/relay.diff" | sed 's/^< *//;s/^\t*//' || true)
+  # the lines added, their comment aside
+  added=$(grep '^> ' "$tmp/relay.diff" | sed 's/^> //;s/^[[:space:]]*//' |
+          awk '/^\/\*/ { c = 1 } !c { print } /\*\/$/ { c = 0 }')
+  want_added='if (buf->chan->subbuf_size - buf->offset
+<= sizeof(struct _stp_trace)) {
+size_request = __stp_relay_switch_subbuf(buf, size_request);
+if (!size_request)
+return 0;
+} else
+size_request = buf->chan->subbuf_size - buf->offset;'
+  if [ "$(grep -c '^[0-9]' "$tmp/relay.diff")" != 1 ] || [ "$fn" != in ]; then
+    fail "runtime copy: relay_v2.c's diff is not one hunk in _stp_data_write_reserve ($fn): $(head -3 "$tmp/relay.diff")"
+  elif [ "$removed" != 'size_request = buf->chan->subbuf_size - buf->offset;' ]; then
+    fail "runtime copy: relay_v2.c's hunk removes other lines: $removed"
+  elif [ "$added" != "$want_added" ] || ! grep -q '^> .*PR31117' "$tmp/relay.diff"; then
+    fail "runtime copy: relay_v2.c's hunk adds other lines: $(cat "$tmp/relay.diff")"
+  else
+    echo "ok - runtime copy $(basename "$rcopy"): only transport/relay_v2.c differs from $rt, by the one hunk in _stp_data_write_reserve (a rest <= sizeof(struct _stp_trace) to padding, PR31117)"
+  fi
+fi
+
+# stap's command line (gostap run -v prints it): -R the copy; a -R of the
+# user's is kept, and no other added.
+checks=$((checks + 1))
+demo=$(fix 1.24 default demo)
+rrun () { XDG_CACHE_HOME=$tmp/cache-old GOSTAP_STAP=$tmp/stap-old "$GOSTAP" run -v -p2 -t "$demo" "$@" -e 'probe go.func.main.rec { println(goid) }'; }
+if [ -z "$rcopy" ]; then
+  fail "-R: no runtime copy to look for"
+elif ! rrun > /dev/null 2> "$tmp/rrun.err"; then
+  fail "-R: gostap run -v -p2 failed: $(grep -v '^WARNING: address' "$tmp/rrun.err" | head -3)"
+elif ! grep -q "^gostap: running: .* -R $rcopy " "$tmp/rrun.err"; then
+  fail "-R: stap's command has no -R $rcopy: $(grep '^gostap: running:' "$tmp/rrun.err")"
+elif ! rrun -R "$rt" > /dev/null 2> "$tmp/rrun2.err"; then
+  fail "-R of the user's: gostap run failed: $(head -3 "$tmp/rrun2.err")"
+elif [ "$(grep '^gostap: running:' "$tmp/rrun2.err" | grep -o ' -R [^ ]*' | tr '\n' ' ')" != " -R $rt " ]; then
+  fail "-R of the user's: not theirs alone: $(grep '^gostap: running:' "$tmp/rrun2.err")"
+else
+  echo "ok - stap's command: -R the copy; with the user's -R, theirs alone"
+fi
+
+# A runtime whose relay code is not the one gostap knows: no copy, the
+# doctor says so, gostap run warns once and runs stap without -R.
+cp -a "$rt" "$tmp/rt-other"
+sed -i 's/size_request = buf->chan->subbuf_size - buf->offset;/size_request = (buf->chan->subbuf_size - buf->offset);/' "$tmp/rt-other/transport/relay_v2.c"
+checks=$((checks + 1))
+SYSTEMTAP_RUNTIME=$tmp/rt-other GOSTAP_STAP=$tmp/stap-old "$GOSTAP" doctor > "$tmp/doctor.other" 2>&1 || true
+if ! SYSTEMTAP_RUNTIME=$tmp/rt-other XDG_CACHE_HOME=$tmp/cache-other GOSTAP_STAP=$tmp/stap-old \
+     "$GOSTAP" run -v -p2 -t "$demo" -e 'probe go.func.main.rec { println(goid) }' > /dev/null 2> "$tmp/other.err"; then
+  fail "unknown relay code: gostap run failed: $(head -3 "$tmp/other.err")"
+elif ! grep -q "^??  transport .*$tmp/rt-other/transport/relay_v2.c) is not the one gostap knows" "$tmp/doctor.other"; then
+  fail "unknown relay code: the doctor does not say so: $(grep transport "$tmp/doctor.other")"
+elif [ "$(grep -c 'relay transport' "$tmp/other.err")" != 1 ] || grep -q '^gostap: running: .* -R ' "$tmp/other.err" ||
+     [ -e "$tmp/cache-other/gostap/runtime" ]; then
+  fail "unknown relay code: not one warning, or a -R, or a copy: $(grep 'relay\|running:' "$tmp/other.err")"
+else
+  echo "ok - relay code not the one gostap knows: the doctor says so, gostap run warns once, no copy, no -R"
+fi
+
+# The copy cannot be made (the cache's runtime directory is a file): one
+# line naming the file and the call, one warning, stap runs without -R.
+mkdir -p "$tmp/cache-bad/gostap" && : > "$tmp/cache-bad/gostap/runtime"
+checks=$((checks + 1))
+if ! XDG_CACHE_HOME=$tmp/cache-bad GOSTAP_STAP=$tmp/stap-old \
+     "$GOSTAP" run -v -p2 -t "$demo" -e 'probe go.func.main.rec { println(goid) }' > /dev/null 2> "$tmp/bad.err"; then
+  fail "no copy possible: gostap run failed: $(head -3 "$tmp/bad.err")"
+elif ! grep -q ": $tmp/cache-bad/gostap/runtime/\.tmp\.[^ ]*: mkdtemp: Not a directory$" "$tmp/bad.err" ||
+     [ "$(grep -c 'warning: no copy of stap 4.8' "$tmp/bad.err")" != 1 ] || grep -q '^gostap: running: .* -R ' "$tmp/bad.err"; then
+  fail "no copy possible: not one error line, one warning and no -R: $(grep -v '^WARNING: address\|^Pass\|^Parsed\|^Searched\|^Created\|^Running\|^Spawn\|^Removed\|^Session\|^Build' "$tmp/bad.err" | head -5)"
+else
+  echo "ok - no copy possible: $(grep "$tmp/cache-bad" "$tmp/bad.err" | grep -v running: | head -1); stap runs without -R"
+fi
+
 # A split build of Go 1.24's abi program: stripped, its debug file found
 # by its GNU build id in a debug directory.
 abi=$(fix 1.24 default abi)
@@ -239,31 +342,80 @@ checks=$((checks + 1))
 XDG_CACHE_HOME=$tmp/cache-gen GOSTAP_STAP=$tmp/stap-old "$GOSTAP" gen "$abi" -o "$tmp/gen0" 'main.*' 2> "$tmp/gen0.err" ||
   fail "gen $abi: $(cat "$tmp/gen0.err")"
 checks=$((checks + 1))
-if [ "$(wc -l < "$tmp/gen0.err")" = 1 ] && grep -q ': warning: .*gostap gen --aranges makes that copy' "$tmp/gen0.err" &&
-   [ ! -e "$tmp/cache-gen/gostap/sysroot" ]; then
-  echo "ok - gen without --aranges: one warning line naming it, no copy made: $(cat "$tmp/gen0.err")"
+if [ "$(wc -l < "$tmp/gen0.err")" = 2 ] && grep -q ': warning: .*gostap gen --aranges makes that copy' "$tmp/gen0.err" &&
+   grep -q ": warning: stap 4\.8's relay transport drops records .*gostap gen --fixed-runtime makes that copy and names it$" "$tmp/gen0.err" &&
+   [ ! -e "$tmp/cache-gen/gostap/sysroot" ] && [ ! -e "$tmp/cache-gen/gostap/runtime" ]; then
+  echo "ok - gen without --aranges, --fixed-runtime: a warning line naming each, no copy made: $(cat "$tmp/gen0.err")"
 else
-  fail "gen without --aranges: $(cat "$tmp/gen0.err"; ls "$tmp/cache-gen/gostap" 2>&1)"
+  fail "gen without --aranges, --fixed-runtime: $(cat "$tmp/gen0.err"; ls "$tmp/cache-gen/gostap" 2>&1)"
 fi
-XDG_CACHE_HOME=$tmp/cache-gen GOSTAP_STAP=$tmp/stap-old "$GOSTAP" gen --aranges "$abi" -o "$tmp/gen" 'main.*' 2> "$tmp/gen.err" ||
-  fail "gen --aranges $abi: $(cat "$tmp/gen.err")"
+XDG_CACHE_HOME=$tmp/cache-gen GOSTAP_STAP=$tmp/stap-old "$GOSTAP" gen --aranges --fixed-runtime "$abi" -o "$tmp/gen" 'main.*' 2> "$tmp/gen.err" ||
+  fail "gen --aranges --fixed-runtime $abi: $(cat "$tmp/gen.err")"
 sysroot=$(sed -n 's/.*: warning: .* run stap with --sysroot=\([^ ]*\) (a copy of the binary with them)$/\1/p' "$tmp/gen.err")
-if [ "$(wc -l < "$tmp/gen.err")" != 1 ] || [ -z "$sysroot" ]; then
+rdir=$(sed -n "s/.*: warning: stap 4\.8's relay transport drops records .*: run stap with -R \([^ ]*\) (a copy of its runtime with the fix)$/\1/p" "$tmp/gen.err")
+checks=$((checks + 1))
+if [ "$(wc -l < "$tmp/gen.err")" = 2 ] && [ -n "$rdir" ] && [ -n "$rcopy" ] &&
+   [ "$(basename "$rdir")" = "$(basename "$rcopy")" ] && diff -r "$rcopy" "$rdir" > /dev/null; then
+  echo "ok - gen --fixed-runtime: -R $rdir, the copy gostap run makes"
+else
+  fail "gen --fixed-runtime: not one line naming -R the copy gostap run makes ($rcopy): $(cat "$tmp/gen.err")"
+fi
+if [ "$(grep -c -- '--sysroot' "$tmp/gen.err")" != 1 ] || [ -z "$sysroot" ]; then
   fail "gen on libdw 0.$sysdw: not one line naming the --sysroot: $(cat "$tmp/gen.err")"
 else
-  echo "ok - gen: $(cat "$tmp/gen.err")"
+  echo "ok - gen: $(grep -- --sysroot "$tmp/gen.err")"
   checks=$((checks + 1))
   hand () { "$@" -g -I "$tmp/gen" -I "$top_srcdir/tapsets" -p2 -e "$all_main"; }
   if hand "$tmp/stap-old" > /dev/null 2>&1; then
     fail "stap by hand with libdw 0.$sysdw resolved the aliases without the --sysroot"
-  elif ! hand "$tmp/stap-old" --sysroot="$sysroot" > "$tmp/hand.old" 2> "$tmp/hand.err"; then
+  elif ! hand "$tmp/stap-old" --sysroot="$sysroot" ${rdir:+-R "$rdir"} > "$tmp/hand.old" 2> "$tmp/hand.err"; then
     fail "stap by hand with --sysroot: $(grep -v '^WARNING: address' "$tmp/hand.err" | head -5)"
   elif ! hand "$tmp/stap-new" > "$tmp/hand.new" 2> "$tmp/hand.err"; then
     fail "stap by hand with libdw 0.192: $(head -5 "$tmp/hand.err")"
   elif ! diff "$tmp/hand.old" "$tmp/hand.new" > "$tmp/hand.diff"; then
     fail "stap by hand: libdw 0.$sysdw with --sysroot and libdw 0.192 differ: $(head -8 "$tmp/hand.diff")"
   else
-    echo "ok - stap by hand: no match without the --sysroot; with it the listing of libdw 0.192 ($(grep -c '^process(' "$tmp/hand.old") probe points)"
+    echo "ok - stap by hand: no match without the --sysroot; with it (and gen's -R) the listing of libdw 0.192 ($(grep -c '^process(' "$tmp/hand.old") probe points)"
+  fi
+fi
+
+# A module built on the fixed runtime compiles (-p4) against Debian
+# bookworm's 6.1, the kernel of stap 4.8's distribution: its headers as
+# run-kbuild.sh fetched them into the test cache (skipped when they are not
+# there), and where they need it (Debian backported Linux 6.11's
+# task_work_cancel_func) the runtime changed for it as run-kbuild.sh
+# changes it, here in $tmp: gostap copies that one (SYSTEMTAP_RUNTIME).
+kb=$(ls -d "$GOSTAP_TEST_CACHE"/kbuild/bookworm-amd64-*/usr/src/linux-headers-*-amd64 2>/dev/null | head -1)
+if [ -z "$kb" ] || [ ! -f "${kb%/usr/src/*}/.ready" ]; then
+  echo "# SKIP -p4 against bookworm's 6.1: no headers in $GOSTAP_TEST_CACHE/kbuild (run-kbuild.sh fetches them)"
+else
+  checks=$((checks + 1))
+  krt=$rt note=
+  if grep -qs task_work_cancel_func "$(dirname "$kb")"/linux-headers-*-common/include/linux/task_work.h &&
+     ! grep -q task_work_cancel_func "$rt/stp_task_work.c"; then
+    krt=$tmp/rt-twcf note=", task_work_cancel_func"
+    cp -a "$rt" "$krt"
+    sed -i 's/\btask_work_cancel\b/task_work_cancel_func/g' "$krt/stp_task_work.c"
+  fi
+  cc=$(sed -n 's/^CC = .*)\(gcc-[0-9]*\)$/\1/p' "$kb/.kernelvariables")
+  command -v "$cc" > /dev/null || cc=gcc
+  SYSTEMTAP_RUNTIME=$krt XDG_CACHE_HOME=$tmp/cache-kb GOSTAP_STAP=$tmp/stap-old \
+    "$GOSTAP" gen --fixed-runtime "$abi" -o "$tmp/gen-kb" 'main.*' 2> "$tmp/kb.gen" || true
+  kdir=$(sed -n "s/.* run stap with -R \([^ ]*\) (a copy of its runtime with the fix)$/\1/p" "$tmp/kb.gen")
+  mkdir -p "$tmp/kbtmp"
+  st=0
+  [ -n "$kdir" ] &&
+    (cd "$tmp" && env DEBUGINFOD_URLS= TMPDIR="$tmp/kbtmp" SYSTEMTAP_DIR="$tmp/stapdir" \
+       stap -p4 -k -r "$kb" -R "$kdir" -B "CC=$cc" -m relayfix_bw \
+       -e 'probe begin { printf("%s\n", "hello") exit() }') > "$tmp/kb.log" 2>&1 || st=$?
+  if [ -z "$kdir" ]; then
+    fail "-p4 against $(basename "$kb"): gen --fixed-runtime named no copy: $(cat "$tmp/kb.gen")"
+  elif [ "$st" != 0 ] || [ ! -f "$tmp/relayfix_bw.ko" ]; then
+    fail "-p4 against $(basename "$kb") with -R $kdir: exit $st: $(grep -m5 -i error "$tmp/kb.log" | cut -c1-300)"
+  elif ! grep -qsF "$kdir/transport/relay_v2.c" "$tmp"/kbtmp/stap*/.relayfix_bw_src.o.cmd; then
+    fail "-p4 against $(basename "$kb"): the module was not built from $kdir/transport/relay_v2.c"
+  else
+    echo "ok - -p4 against $(basename "$kb") ($cc$note): the module compiles with the fixed runtime's relay_v2.c"
   fi
 fi
 

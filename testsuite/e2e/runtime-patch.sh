@@ -20,6 +20,15 @@
 #   - the image's kernel headers declare nsproxy_free(), and
 #   - the installed runtime does not look that name up yet.
 #
+# stap-4.8-linux-6.1-task-work.patch: Linux 6.11 renamed the old
+# task_work_cancel() task_work_cancel_func() (task_work_cancel() now takes
+# the callback_head), and Debian backported that into its 6.1 stable
+# kernels (bookworm's 6.1.1xx); stap 4.8 (Debian bookworm) calls the old
+# one by the old name, and no module that probes a process compiles
+# (shared/docs/vm.md, point 5). Applied when both hold:
+#   - the image's kernel headers declare task_work_cancel_func(), and
+#   - the installed runtime does not call it yet (stap 5.1 and later do).
+#
 # Prints what it did on stdout, one line per patch.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,6 +57,14 @@ elif grep -q 'uprobe_unregister_nosync' "$rt/linux/uprobes-inode.c"; then
   echo "runtime-patch: uprobes: not needed (the installed runtime already uses the 6.12 uprobe API)"
 else
   apply stap-5.1-linux-6.12-uprobes.patch
+fi
+
+if ! grep -q 'task_work_cancel_func' "$inc/linux/task_work.h"; then
+  echo "runtime-patch: task_work_cancel_func: not needed (kernel $kver has the old task_work_cancel)"
+elif grep -q 'task_work_cancel_func' "$rt/stp_task_work.c"; then
+  echo "runtime-patch: task_work_cancel_func: not needed (the installed runtime calls it)"
+else
+  apply stap-4.8-linux-6.1-task-work.patch
 fi
 
 if ! grep -q 'nsproxy_free' "$inc/linux/nsproxy.h"; then
