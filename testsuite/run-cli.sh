@@ -61,26 +61,27 @@ for demo in $demos; do
 done
 demo=$(echo "$demos" | tail -1)
 
-# The cache.
+# The cache (tapsets; not the copy of stap's runtime a stap before 5.1
+# gets, run-old-libdw.sh).
 cp "$demo" "$tmp/demo"
 script='probe go.func.main.rec { printf("%d\n", n) }'
 run_e () { "$GOSTAP" run -t "$tmp/demo" -p2 -e "$script"; }
 rm -rf "$tmp/cache"
 checks=$((checks + 1))
 run_e >/dev/null 2>&1 || true
-first=$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*')
+first=$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*')
 [ "$(echo "$first" | wc -l)" = 1 ] && [ -f "$first/go_funcs.stp" ] &&
   echo "ok - cache miss: generated $first" || fail "cache miss: $first"
 touch -d '2000-01-01' "$first/go_funcs.stp"
 run_e >/dev/null 2>&1 || true
 checks=$((checks + 1))
-[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' | wc -l)" = 1 ] &&
+[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' | wc -l)" = 1 ] &&
   [ "$(stat -c %Y "$first/go_funcs.stp")" = "$(date -d 2000-01-01 +%s)" ] &&
   echo "ok - cache hit: reused" || fail "cache hit: the directory was not reused"
 checks=$((checks + 1))
 touch "$tmp/demo"
 run_e >/dev/null 2>&1 || true
-[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' | wc -l)" = 2 ] &&
+[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' | wc -l)" = 2 ] &&
   echo "ok - cache invalidation: a changed binary gets new tapsets" ||
   fail "cache invalidation: $(find "$tmp/cache/gostap" -maxdepth 2)"
 grep -rq 'go.func.main.rec =' "$tmp/cache/gostap" || fail "the cached tapsets lack main.rec"
@@ -196,8 +197,8 @@ then
   rm -rf "$tmp/cache-named" "$tmp/cache-swept"
   if XDG_CACHE_HOME=$tmp/cache-named "$GOSTAP" run -t "$abi119" -p2 "$tmp/named.stp" >/dev/null 2>"$tmp/err" &&
      XDG_CACHE_HOME=$tmp/cache-swept "$GOSTAP" run -t "$abi119" -p2 "$tmp/swept.stp" >/dev/null 2>>"$tmp/err" &&
-     dn=$(find "$tmp/cache-named/gostap" -mindepth 2 -maxdepth 2 -type d) &&
-     ds=$(find "$tmp/cache-swept/gostap" -mindepth 2 -maxdepth 2 -type d) &&
+     dn=$(find "$tmp/cache-named/gostap" -mindepth 2 -maxdepth 2 -type d -not -path "*/gostap/runtime/*") &&
+     ds=$(find "$tmp/cache-swept/gostap" -mindepth 2 -maxdepth 2 -type d -not -path "*/gostap/runtime/*") &&
      diff -r "$dn" "$ds" > "$tmp/diff" &&
      [ "$(grep -c '^probe go.func.main.*\.return =' "$dn/go_funcs.stp")" = "$(grep -c . "$tmp/named.stp")" ]; then
     echo "ok - $(grep -c . "$tmp/named.stp") main.* functions named exactly: the tapsets of the lookup by name equal those of the match against every alias"

@@ -137,9 +137,14 @@ done
 # --- gostap gen on the -s -w build -------------------------------------------
 gc=$tmp/gencache
 dbg=$gc/gostap/debug
+# Its stderr in $tmp/err, but for the line gen prints under a stap
+# before 5.1 about its relay transport (run-old-libdw.sh checks that one).
 gen_sw () {
+  local st=0
   rm -rf "$tmp/ts"
-  XDG_CACHE_HOME=$gc "$GOSTAP" gen "$sw" -o "$tmp/ts" 'main.fmulAdd' 'main.cmul' >/dev/null 2>"$tmp/err"
+  XDG_CACHE_HOME=$gc "$GOSTAP" gen "$sw" -o "$tmp/ts" 'main.fmulAdd' 'main.cmul' >/dev/null 2>"$tmp/err.all" || st=$?
+  grep -v "^[^ ]*gostap: warning: stap [0-9.]*'s relay transport drops records" "$tmp/err.all" > "$tmp/err" || true
+  return "$st"
 }
 checks=$((checks + 1))
 if gen_sw && [ "$(wc -l < "$tmp/err")" = 1 ] &&
