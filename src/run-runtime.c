@@ -8,11 +8,16 @@
    the record, but the bytes reserved stay in the stream unwritten, and
    staprun before 5.0 (no magic number to resynchronize on) reads them as
    a header: records lost, headers printed as data, output stopping.
-   Upstream fixed it in 5.1 (PR31117).
+   Upstream fixed it in 5.1 (PR31117).  And staprun before 5.1 stops
+   its readers as soon as the module has run its end probes, so the last
+   records a module wrote (a program run with -c that ends in a burst of
+   output) may never be read (upstream PR31597, 5.1: staprun waits).
 
    gostap gives such a stap a copy of its runtime (stap -R) in which such
    a rest goes to the sub-buffer's padding, which the kernel's relay read
-   skips: the old staprun reads the same framing as ever.  The copy is
+   skips: the old staprun reads the same framing as ever; and in which
+   the module, stopping its transport, waits (at most a second) until
+   staprun's readers have read every buffer.  The copy is
    CACHE/gostap/runtime/KEY, KEY a hash of stap's version, the runtime's
    path, relay_v2.c's bytes and every file's name, size and mtime (a
    package update gets another); written under a temporary name and
@@ -61,6 +66,37 @@ static const char fixed[] =
   "\t\t\tsize_request = buf->chan->subbuf_size - buf->offset;\n"
   "\t}\n"
   "\t*entry = (char*)buf->data + buf->offset;\n";
+
+/* In _stp_transport_data_fs_stop(), called in process context only
+   (STP_EXIT written by staprun, or the module's unloading), while
+   staprun's readers still run.  */
+static const char undrained[] =
+  "\t\tdbug_trans(0, \"flushing...\\n\");\n"
+  "\t\tif (_stp_relay_data.rchan)\n"
+  "\t\t\trelay_flush(_stp_relay_data.rchan);\n";
+static const char drained[] =
+  "\t\tdbug_trans(0, \"flushing...\\n\");\n"
+  "\t\tif (_stp_relay_data.rchan) {\n"
+  "\t\t\tint i, tries;\n"
+  "\t\t\trelay_flush(_stp_relay_data.rchan);\n"
+  "\t\t\t/* gostap: wait until staprun's readers have read every\n"
+  "\t\t\t   buffer (at most a second), as upstream 5.1's staprun\n"
+  "\t\t\t   waits before it stops them (PR31597).  */\n"
+  "\t\t\tfor (tries = 0; tries < 100; tries++) {\n"
+  "\t\t\t\tint empty = 1;\n"
+  "\t\t\t\tfor_each_online_cpu(i) {\n"
+  "\t\t\t\t\tstruct rchan_buf *buf = _stp_get_rchan_subbuf(\n"
+  "\t\t\t\t\t\t_stp_relay_data.rchan->buf, i);\n"
+  "\t\t\t\t\tif (buf && !__stp_relay_buf_empty(buf)) {\n"
+  "\t\t\t\t\t\tempty = 0;\n"
+  "\t\t\t\t\t\t__stp_relay_wakeup_readers(buf);\n"
+  "\t\t\t\t\t}\n"
+  "\t\t\t\t}\n"
+  "\t\t\t\tif (empty)\n"
+  "\t\t\t\t\tbreak;\n"
+  "\t\t\t\tmsleep(10);\n"
+  "\t\t\t}\n"
+  "\t\t}\n";
 
 /* The same function before 4.5 (bullseye's 4.4): a record that does not
    fit goes whole into the next sub-buffer, the rest to padding; nothing
@@ -309,8 +345,8 @@ walk (const char *root, const char *rel, const char *to, uint64_t *sum)
   return ret;
 }
 
-/* Write the fix into the copy's relay_v2.c, in TMP.  0, or -1 after one
-   line.  */
+/* Write the fixes into the copy's relay_v2.c, in TMP.  0, or -1 after
+   one line.  */
 static int
 patch (const char *tmp)
 {
@@ -334,6 +370,23 @@ patch (const char *tmp)
              "copied", file);
       goto out;
     }
+  /* The two hunks in the order they stand (the second only where its
+     lines stand once).  */
+  struct hunk
+  {
+    const char *at, *with;
+    size_t skip;
+  } h[2] = { { at, fixed, sizeof buggy - 1 }, { NULL, NULL, 0 } };
+  const char *stop = strstr (text, undrained);
+  size_t n = 1;
+  if (stop != NULL && strstr (stop + 1, undrained) == NULL)
+    h[n++] = (struct hunk) { stop, drained, sizeof undrained - 1 };
+  if (n == 2 && h[1].at < h[0].at)
+    {
+      struct hunk t = h[0];
+      h[0] = h[1];
+      h[1] = t;
+    }
   /* A new file: the copy's is this user's, but never write through a
      link.  */
   if (unlink (file) != 0)
@@ -346,11 +399,19 @@ patch (const char *tmp)
       error (0, errno, "%s: fopen", file);
       goto out;
     }
-  size_t before = (size_t) (at - text), skip = sizeof buggy - 1;
-  if (fwrite (text, 1, before, f) != before
-      || fputs (fixed, f) == EOF
-      || fwrite (at + skip, 1, len - before - skip, f)
-         != len - before - skip)
+  const char *from = text;
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t before = (size_t) (h[i].at - from);
+      if (fwrite (from, 1, before, f) != before || fputs (h[i].with, f) == EOF)
+        {
+          error (0, errno, "%s: fwrite", file);
+          goto out;
+        }
+      from = h[i].at + h[i].skip;
+    }
+  size_t rest = len - (size_t) (from - text);
+  if (fwrite (from, 1, rest, f) != rest)
     {
       error (0, errno, "%s: fwrite", file);
       goto out;
@@ -392,6 +453,7 @@ make_copy (const char *rt, int major, int minor)
   key = fnv1a (key, v, sizeof v);
   key = fnv1a (key, rt, strlen (rt) + 1);
   key = fnv1a (key, fixed, sizeof fixed);
+  key = fnv1a (key, drained, sizeof drained);
   if (walk (rt, "", NULL, &sum) != 0)
     goto out;
   key = fnv1a (key, &sum, sizeof sum);

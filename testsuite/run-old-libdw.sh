@@ -28,8 +28,9 @@
 #    debuginfod gets its copy as one from a debug directory does;
 #  - stap 4.8's relay transport drops records (run-runtime.c): gostap run
 #    -p2 leaves a copy of stap's runtime in the cache that differs from it
-#    only in transport/relay_v2.c, by the one hunk in
-#    _stp_data_write_reserve (a rest too small for a header to padding);
+#    only in transport/relay_v2.c, by two changes: in
+#    _stp_data_write_reserve (a rest too small for a header to padding)
+#    and in _stp_transport_data_fs_stop (wait for staprun's readers);
 #    stap's command (-v) has -R the copy, or the user's -R alone; a relay
 #    code gostap does not know: the doctor says so, one warning, no copy;
 #    a copy that cannot be made: one line, one warning, no -R; gen says so
@@ -172,8 +173,10 @@ done
 # stap 4.8's relay transport (runtime/transport/relay_v2.c) drops records
 # and staprun 4.8 then loses the framing: gostap run gave stap a copy of
 # its runtime in the cache (run-runtime.c). It differs from the runtime
-# only in relay_v2.c's _stp_data_write_reserve(), by the one hunk: a rest
-# of the sub-buffer too small for a header goes to padding.
+# only in relay_v2.c: in _stp_data_write_reserve() a rest of the
+# sub-buffer too small for a header goes to padding; in
+# _stp_transport_data_fs_stop() the module waits until staprun's readers
+# have read every buffer.
 rt=$("$tmp/stap-old" --help 2>&1 | sed -n '/look in DIR for runtime/{n;s/^ *//p}')
 [ -d "$rt" ] || hard_error "stap --help names no runtime directory: '$rt'"
 checks=$((checks + 1))
@@ -185,29 +188,59 @@ if [ -z "$copies" ] || [ "$(wc -l <<< "$copies")" != 1 ]; then
 elif [ "$(diff -rq "$rt" "$rcopy" | sed "s|$rt|RT|;s|$rcopy|COPY|")" != "Files RT/transport/relay_v2.c and COPY/transport/relay_v2.c differ" ]; then
   fail "runtime copy: it differs from $rt elsewhere than transport/relay_v2.c: $(diff -rq "$rt" "$rcopy" | head -5)"
 else
-  diff "$rt/transport/relay_v2.c" "$rcopy/transport/relay_v2.c" > "$tmp/relay.diff" || true
-  # the hunk's first line, in the original: inside _stp_data_write_reserve
-  at=$(sed -n '1s/^\([0-9]*\)c.*/\1/p' "$tmp/relay.diff")
-  fn=$(awk -v at="${at:-0}" '/^_stp_data_write_reserve\(size_t/ { f = NR } f && NR > f && /^}/ { print (at > f && at < NR) ? "in" : "out"; exit }' "$rt/transport/relay_v2.c")
-  removed=$(grep '^< ' "$tmp/relay.diff" | sed 's/^< *//;s/^\t*//' || true)
-  # the lines added, their comment aside
-  added=$(grep '^> ' "$tmp/relay.diff" | sed 's/^> //;s/^[[:space:]]*//' |
-          awk '/^\/\*/ { c = 1 } !c { print } /\*\/$/ { c = 0 }')
-  want_added='if (buf->chan->subbuf_size - buf->offset
-<= sizeof(struct _stp_trace)) {
-size_request = __stp_relay_switch_subbuf(buf, size_request);
-if (!size_request)
-return 0;
-} else
-size_request = buf->chan->subbuf_size - buf->offset;'
-  if [ "$(grep -c '^[0-9]' "$tmp/relay.diff")" != 1 ] || [ "$fn" != in ]; then
-    fail "runtime copy: relay_v2.c's diff is not one hunk in _stp_data_write_reserve ($fn): $(head -3 "$tmp/relay.diff")"
-  elif [ "$removed" != 'size_request = buf->chan->subbuf_size - buf->offset;' ]; then
-    fail "runtime copy: relay_v2.c's hunk removes other lines: $removed"
-  elif [ "$added" != "$want_added" ] || ! grep -q '^> .*PR31117' "$tmp/relay.diff"; then
-    fail "runtime copy: relay_v2.c's hunk adds other lines: $(cat "$tmp/relay.diff")"
+  # The copy, its gostap comments aside, is the original with exactly
+  # these two changes, each in its function.
+  if python3 - "$rt/transport/relay_v2.c" "$rcopy/transport/relay_v2.c" > "$tmp/relay.check" 2>&1 <<'EOF'
+import re, sys
+orig, copy = (open(p).read() for p in sys.argv[1:3])
+if "PR31117" not in copy or "PR31597" not in copy:
+    sys.exit("the copy names neither PR31117 nor PR31597")
+bare = re.sub(r"[ \t]*/\* gostap: .*?\*/\n", "", copy, flags=re.S)
+reserve_old = ("\t} else if (buf->offset + size_request > buf->chan->subbuf_size) {\n"
+               "\t\tsize_request = buf->chan->subbuf_size - buf->offset;\n\t}\n")
+reserve_new = ("\t} else if (buf->offset + size_request > buf->chan->subbuf_size) {\n"
+               "\t\tif (buf->chan->subbuf_size - buf->offset\n"
+               "\t\t    <= sizeof(struct _stp_trace)) {\n"
+               "\t\t\tsize_request = __stp_relay_switch_subbuf(buf, size_request);\n"
+               "\t\t\tif (!size_request)\n\t\t\t\treturn 0;\n"
+               "\t\t} else\n"
+               "\t\t\tsize_request = buf->chan->subbuf_size - buf->offset;\n\t}\n")
+stop_old = ("\t\tif (_stp_relay_data.rchan)\n"
+            "\t\t\trelay_flush(_stp_relay_data.rchan);\n")
+stop_new = ("\t\tif (_stp_relay_data.rchan) {\n\t\t\tint i, tries;\n"
+            "\t\t\trelay_flush(_stp_relay_data.rchan);\n"
+            "\t\t\tfor (tries = 0; tries < 100; tries++) {\n"
+            "\t\t\t\tint empty = 1;\n"
+            "\t\t\t\tfor_each_online_cpu(i) {\n"
+            "\t\t\t\t\tstruct rchan_buf *buf = _stp_get_rchan_subbuf(\n"
+            "\t\t\t\t\t\t_stp_relay_data.rchan->buf, i);\n"
+            "\t\t\t\t\tif (buf && !__stp_relay_buf_empty(buf)) {\n"
+            "\t\t\t\t\t\tempty = 0;\n"
+            "\t\t\t\t\t\t__stp_relay_wakeup_readers(buf);\n"
+            "\t\t\t\t\t}\n\t\t\t\t}\n"
+            "\t\t\t\tif (empty)\n\t\t\t\t\tbreak;\n"
+            "\t\t\t\tmsleep(10);\n\t\t\t}\n\t\t}\n")
+def body(text, name):
+    m = re.search(r"^(static [^\n]*)?\b" + name + r"\([^)]*\)\n\{", text, re.M)
+    if m is None:
+        sys.exit(f"no function {name} in the original")
+    return m.start(), text.index("\n}\n", m.start())
+want = orig
+for name, old, new in (("_stp_data_write_reserve", reserve_old, reserve_new),
+                       ("_stp_transport_data_fs_stop", stop_old, stop_new)):
+    lo, hi = body(want, name)
+    at = want.find(old, lo)
+    if at < 0 or at > hi or want.count(old) != 1:
+        sys.exit(f"the original's lines in {name} are not there once")
+    want = want[:at] + new + want[at + len(old):]
+if bare != want:
+    sys.exit("the copy differs from the original otherwise than by the two changes")
+print("two changes: _stp_data_write_reserve (a rest <= sizeof(struct _stp_trace) to padding, PR31117), _stp_transport_data_fs_stop (wait until the readers read every buffer, PR31597)")
+EOF
+  then
+    echo "ok - runtime copy $(basename "$rcopy"): only transport/relay_v2.c differs from $rt, by $(cat "$tmp/relay.check")"
   else
-    echo "ok - runtime copy $(basename "$rcopy"): only transport/relay_v2.c differs from $rt, by the one hunk in _stp_data_write_reserve (a rest <= sizeof(struct _stp_trace) to padding, PR31117)"
+    fail "runtime copy: $(cat "$tmp/relay.check")"
   fi
 fi
 
