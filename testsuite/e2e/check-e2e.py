@@ -1471,6 +1471,8 @@ def check_container(v):
     old = re.match(r"^\d+\.\d+$", dw) and goversion_tuple(dw) < (0, 191)
     check(re.search(r"^gostap: running: .* --sysroot=\S+/gostap/sysroot/"
                     + ("aranges-" if old else "") + r"[0-9a-f]{16} "
+                    # stap before 5.1: its runtime's copy (run-runtime.c)
+                    r"(-R \S+/gostap/runtime/\S+ )?"
                     r"--target-namespaces=\d+ -d /app/demo ", tr, flags=re.M),
           f"{name}: gostap gave stap a sysroot holding the copy of the process's "
           + ("program with .debug_aranges (libdw " + dw + ")" if old else "program")
