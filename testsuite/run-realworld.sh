@@ -23,6 +23,9 @@
 # the cache and the Debian archive cannot be reached. Takes 2-4 minutes
 # with a warm cache (most of it objdump).
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
+# gen's line under a stap before 5.1 about its relay transport
+# (run-old-libdw.sh checks it): not counted among gen's lines here.
+relay_line="^[^ ]*gostap: warning: stap [0-9.]*'s relay transport drops records"
 
 command -v objdump >/dev/null || skip "no objdump (binutils)"
 [ -x /usr/bin/time ] || skip "no /usr/bin/time (Debian: time)"
@@ -95,7 +98,10 @@ print("\n".join(fs[::step][:50]))' "$tmp/list.json" >"$tmp/sample"
   gs=0
   mapfile -t sample <"$tmp/sample"
   timeout 600 env XDG_CACHE_HOME="$tmp/xdg" "$GOSTAP" gen "$bin" -o "$tmp/gen" \
-    "${sample[@]}" >/dev/null 2>"$tmp/gen.err" || gs=$?
+    "${sample[@]}" >/dev/null 2>"$tmp/gen.err.all" || gs=$?
+  # But for the line gen prints under a stap before 5.1 about its relay
+  # transport (run-old-libdw.sh checks that one).
+  grep -v "$relay_line" "$tmp/gen.err.all" > "$tmp/gen.err" || true
   gen=ok
   if [ "$gs" = 0 ] && ! grep -q 'no DWARF and no .symtab' "$tmp/gen.err"; then
     "$testsuite/check-tapset-lines.py" "$tmp/gen" >"$tmp/lines" ||
@@ -119,7 +125,7 @@ print("\n".join(fs[::step][:50]))' "$tmp/list.json" >"$tmp/sample"
     if timeout 600 "$GOSTAP" companion "$bin" -o "$tmp/dbg" >/dev/null 2>"$tmp/comp.err" &&
        SYSTEMTAP_DEBUGINFO_PATH=$tmp/dbg XDG_CACHE_HOME=$tmp/xdg2 timeout 600 "$GOSTAP" gen "$bin" -o "$tmp/gen2" \
          "${sample[@]:0:10}" >/dev/null 2>>"$tmp/comp.err" &&
-       [ ! -s "$tmp/comp.err" ]; then
+       [ -z "$(grep -v "$relay_line" "$tmp/comp.err")" ]; then
       gen=companion
       if [ "$have_stap" = yes ]; then
         { grep -o '^probe go\.func[^ ]*' "$tmp/gen2/go_funcs.stp" | sed 's/$/ { }/'
@@ -138,7 +144,7 @@ print("\n".join(fs[::step][:50]))' "$tmp/list.json" >"$tmp/sample"
       fi
     else
       gen=BAD
-      fail "$pkg/$suite: companion, gen: $(head -c 300 "$tmp/comp.err")"
+      fail "$pkg/$suite: companion, gen: $(grep -v "$relay_line" "$tmp/comp.err" | head -c 300)"
     fi
   fi
 
