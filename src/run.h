@@ -77,8 +77,9 @@ int run_aranges_hint (const struct go_bin *b, bool write);
 
 /* run-runtime.c: stap before 5.1 (RHEL 8's 4.9, Debian 12's 4.8, RHEL
    9.0-9.4's 5.0) drops records in its relay transport, and staprun before
-   5.0 then loses the framing; gostap gives such a stap a copy of its
-   runtime with upstream 5.1's fix (PR31117), through stap -R.  */
+   5.0 then loses the framing, and its staprun stops reading before the
+   last records are read; gostap gives such a stap a copy of its runtime
+   with upstream 5.1's fixes (PR31117, PR31597), through stap -R.  */
 enum run_runtime_need
 {
   RUN_RUNTIME_FINE,             /* stap 5.1 or newer, or no stap */
