@@ -76,22 +76,44 @@ run_stap_program (void)
   return s != NULL && s[0] != '\0' ? s : "stap";
 }
 
+/* What stap -V said, for the program named in PROG: set by
+   run_stap_versions, the first time it asks that program, and read by it
+   after (the preflight, run-aranges.c and run-runtime.c each ask in one
+   gostap run).  */
+static struct
+{
+  char prog[256];
+  int v[4];
+} stap_seen;
+
 int
 run_stap_versions (int *stap_major, int *stap_minor, int *dw_major,
                    int *dw_minor)
 {
-  char *argv[] = { (char *) run_stap_program (), (char *) "-V", NULL };
-  char *out = run_capture (argv);
-  if (out == NULL)
-    return -1;
-  /* "Systemtap translator/driver (version 4.8/0.192/0.188, ...)": the
-     libdw in use comes first.  */
-  const char *v = strstr (out, "version ");
-  *stap_major = *stap_minor = *dw_major = *dw_minor = -1;
-  if (v != NULL)
-    sscanf (v + 8, "%d.%d/%d.%d", stap_major, stap_minor, dw_major,
-            dw_minor);
-  free (out);
+  const char *prog = run_stap_program ();
+  if (stap_seen.prog[0] == '\0' || strcmp (stap_seen.prog, prog) != 0)
+    {
+      char *argv[] = { (char *) prog, (char *) "-V", NULL };
+      char *out = run_capture (argv);
+      if (out == NULL)
+        return -1;
+      /* "Systemtap translator/driver (version 4.8/0.192/0.188, ...)": the
+         libdw in use comes first.  */
+      const char *v = strstr (out, "version ");
+      int *n = stap_seen.v;
+      n[0] = n[1] = n[2] = n[3] = -1;
+      if (v != NULL)
+        sscanf (v + 8, "%d.%d/%d.%d", &n[0], &n[1], &n[2], &n[3]);
+      free (out);
+      if (strlen (prog) < sizeof stap_seen.prog)
+        strcpy (stap_seen.prog, prog);
+      else
+        stap_seen.prog[0] = '\0';      /* not kept: asked again */
+    }
+  *stap_major = stap_seen.v[0];
+  *stap_minor = stap_seen.v[1];
+  *dw_major = stap_seen.v[2];
+  *dw_minor = stap_seen.v[3];
   return 0;
 }
 
