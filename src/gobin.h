@@ -394,5 +394,9 @@ int make_dirs (const char *path);
    of writing PATH atomically: 0, or -1 after one line (FD is closed
    either way; TMP is left for the caller to remove).  */
 int publish_tmp (int fd, const char *tmp, const char *path);
+/* Copy the bytes of FROM (named FROM_NAME), from its current offset to
+   its end, to TO (named TO_NAME), retrying after EINTR: 0, or -1 after
+   one line.  */
+int copy_fd (int from, const char *from_name, int to, const char *to_name);
 
 #endif

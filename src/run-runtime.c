@@ -107,6 +107,16 @@ static const char whole[] =
 
 static const char relay[] = "transport/relay_v2.c";
 
+/* What `stap --help` said of the runtime's directory, for the stap
+   program named PROG: set by runtime_dir the first time it asks that
+   program, and read by it after (the preflight and run_runtime_fixed
+   each ask in one gostap run).  DIR is NULL when stap named none.  */
+static struct
+{
+  char prog[256];
+  char *dir;
+} runtime_seen;
+
 /* The directory stap looks for its runtime in (malloc'd), or NULL.  */
 static char *
 runtime_dir (void)
@@ -114,20 +124,30 @@ runtime_dir (void)
   const char *env = getenv ("SYSTEMTAP_RUNTIME");
   if (env != NULL && env[0] != '\0')
     return strdup (env);
-  /* "   -R DIR     look in DIR for runtime, instead of\n" then the
-     directory alone on the next line (stap 4.0 to 5.x).  */
-  char *argv[] = { (char *) run_stap_program (), (char *) "--help", NULL };
-  char *out = run_capture (argv), *dir = NULL;
-  const char *at = out != NULL ? strstr (out, "look in DIR for runtime") : NULL;
-  if (at != NULL && (at = strchr (at, '\n')) != NULL)
+  const char *prog = run_stap_program ();
+  if (runtime_seen.prog[0] == '\0' || strcmp (runtime_seen.prog, prog) != 0)
     {
-      at += strspn (at, " \t\n");
-      size_t len = strcspn (at, " \t\n");
-      if (at[0] == '/' && len > 1)
-        dir = strndup (at, len);
+      /* "   -R DIR     look in DIR for runtime, instead of\n" then the
+         directory alone on the next line (stap 4.0 to 5.x).  */
+      char *argv[] = { (char *) prog, (char *) "--help", NULL };
+      char *out = run_capture (argv), *dir = NULL;
+      bool answered = out != NULL;
+      const char *at = out != NULL ? strstr (out, "look in DIR for runtime") : NULL;
+      if (at != NULL && (at = strchr (at, '\n')) != NULL)
+        {
+          at += strspn (at, " \t\n");
+          size_t len = strcspn (at, " \t\n");
+          if (at[0] == '/' && len > 1)
+            dir = strndup (at, len);
+        }
+      free (out);
+      if (!answered || strlen (prog) >= sizeof runtime_seen.prog)
+        return dir;                   /* not kept: asked again */
+      free (runtime_seen.dir);
+      runtime_seen.dir = dir;
+      strcpy (runtime_seen.prog, prog);
     }
-  free (out);
-  return dir;
+  return runtime_seen.dir != NULL ? strdup (runtime_seen.dir) : NULL;
 }
 
 /* FILE's bytes (malloc'd, NUL-terminated, length into *LEN), or NULL
@@ -206,8 +226,6 @@ static int
 copy_file (const char *from, const char *to, mode_t mode)
 {
   int in = open (from, O_RDONLY | O_CLOEXEC), out = -1, ret = -1;
-  char buf[65536];
-  ssize_t n;
   if (in < 0)
     {
       error (0, errno, "%s: open", from);
@@ -219,22 +237,8 @@ copy_file (const char *from, const char *to, mode_t mode)
       error (0, errno, "%s: open", to);
       goto out;
     }
-  while ((n = read (in, buf, sizeof buf)) > 0)
-    for (ssize_t done = 0; done < n;)
-      {
-        ssize_t w = write (out, buf + done, (size_t) (n - done));
-        if (w < 0)
-          {
-            error (0, errno, "%s: write", to);
-            goto out;
-          }
-        done += w;
-      }
-  if (n < 0)
-    {
-      error (0, errno, "%s: read", from);
-      goto out;
-    }
+  if (copy_fd (in, from, out, to) != 0)
+    goto out;
   ret = 0;
 out:
   if (out >= 0 && close (out) != 0 && ret == 0)

@@ -85,7 +85,6 @@ path_hash (const char *path, uint64_t *hash, uint64_t *size)
 static int
 copy_file (int from, const struct stat *st, const char *to)
 {
-  static char buf[1 << 16];     /* as content_hash's */
   char *tmp = NULL;
   int out = -1, ret = -1;
   if (asprintf (&tmp, "%s.tmpXXXXXX", to) < 0)
@@ -104,31 +103,8 @@ copy_file (int from, const struct stat *st, const char *to)
       error (0, errno, "lseek");
       goto out;
     }
-  for (;;)
-    {
-      ssize_t r = read (from, buf, sizeof buf);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r < 0)
-        {
-          error (0, errno, "%s: read", to);
-          goto out;
-        }
-      if (r == 0)
-        break;
-      for (ssize_t w = 0; w < r;)
-        {
-          ssize_t k = write (out, buf + w, (size_t) (r - w));
-          if (k < 0 && errno == EINTR)
-            continue;
-          if (k < 0)
-            {
-              error (0, errno, "%s: write", tmp);
-              goto out;
-            }
-          w += k;
-        }
-    }
+  if (copy_fd (from, to, out, tmp) != 0)
+    goto out;
   struct timespec times[2] = { st->st_atim, st->st_mtim };
   if (fchmod (out, st->st_mode & 0755) != 0 || futimens (out, times) != 0)
     {

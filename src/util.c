@@ -129,6 +129,37 @@ publish_tmp (int fd, const char *tmp, const char *path)
 }
 
 int
+copy_fd (int from, const char *from_name, int to, const char *to_name)
+{
+  char buf[65536];
+  for (;;)
+    {
+      ssize_t r = read (from, buf, sizeof buf);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        {
+          error (0, errno, "%s: read", from_name);
+          return -1;
+        }
+      if (r == 0)
+        return 0;
+      for (ssize_t w = 0; w < r;)
+        {
+          ssize_t k = write (to, buf + w, (size_t) (r - w));
+          if (k < 0 && errno == EINTR)
+            continue;
+          if (k < 0)
+            {
+              error (0, errno, "%s: write", to_name);
+              return -1;
+            }
+          w += k;
+        }
+    }
+}
+
+int
 make_dirs (const char *path)
 {
   char buf[PATH_MAX];
