@@ -1013,6 +1013,79 @@ def check_gostap_run(job):
               f"{sorted(main_t - main_m)[:3]}; differ: {differ[:3]}")
 
 
+def addr2line(binary, addrs):
+    """{address: (file, line)} of ADDRS in BINARY by binutils' addr2line
+    (the binary's DWARF line table, read by a tool that is not stap's)."""
+    addrs = sorted(set(addrs))
+    if not addrs:
+        return {}
+    r = subprocess.run(["addr2line", "-e", binary] + [f"{a:#x}" for a in addrs],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"addr2line -e {binary}: exit {r.returncode}: {r.stderr.strip()[:200]}")
+        return {}
+    out = {}
+    for a, l in zip(addrs, r.stdout.splitlines()):
+        m = re.match(r"^(.*):(\d+)(?: \(discriminator \d+\))?$", l)
+        if m:
+            out[a] = (m.group(1), int(m.group(2)))
+    return out
+
+
+def check_newstack_fileline(job, v):
+    """examples/newstack-fileline.stp 1 through gostap run on the demo of Go
+    V (DWARF 4: Go < 1.25): every growth printed with stap's own
+    print_ubacktrace_fileline; each main.rec frame's file:line is the one
+    binutils' addr2line gives for its address in the same binary."""
+    name = f"gostap_run_{job}"
+    tr = gostap_ran(name)
+    if tr is None:
+        return
+    sk, tf = stap_losses(tr)
+    head = tr.splitlines()[:12]
+    print(f"# {name}: the first {len(head)} lines of its transcript in the guest:")
+    for l in head:
+        print(f"#   | {l}")
+    # A frame stap could name; one it could not is its address alone.
+    frame_re = (r"^ 0x([0-9a-f]+) : ([^ +]+)\+0x[0-9a-f]+/0x[0-9a-f]+"
+                r"(?: at (\S+):(\d+))? \[[^]]+\](?: \(inexact\))?$")
+    sizes = [tuple(map(int, m)) for m in
+             re.findall(r"^runtime: newstack: (\d+) -> (\d+) goid=\d+$", tr, flags=re.M)]
+    bad = [f"{o} -> {n}" for o, n in sizes if n != 2 * o or o < 2048]
+    check(len(sizes) >= 4 and not bad,
+          f"{name}: {len(sizes)} growths printed, every one doubles the size",
+          "; ".join(bad[:5]) or "fewer than 4 growths")
+    m = re.search(r"^newstack-fileline: (\d+) growths, (\d+) printed$", tr, flags=re.M)
+    # N=1: every growth printed; a line stap says it lost may be missing.
+    check(m and int(m.group(1)) == int(m.group(2))
+          and 0 <= int(m.group(2)) - len(sizes) <= sk + tf,
+          f"{name}: the end probe counted {m.group(0) if m else 'nothing'} "
+          f"for {len(sizes)} growth lines ({sk} skipped probes, {tf} transport failures)")
+    blocks = re.split(r"^runtime: newstack: .*$", tr, flags=re.M)[1:]
+    named = [l for b in blocks for l in b.splitlines() if l.startswith(" 0x") and " : " in l]
+    frames = [re.match(frame_re, l) for l in named]
+    odd = [l for l in named if not re.match(frame_re, l)]
+    check(frames and not odd, f"{name}: {len(frames)} frames, each as "
+          "print_ubacktrace_fileline prints one (ADDR : FUNC+OFF/SIZE [at FILE:LINE] [MODULE])",
+          f"not so: {odd[:3]}")
+    rec = [(int(f.group(1), 16), f.group(3), f.group(4)) for f in frames
+           if f and f.group(2) == "main.rec"]
+    per_block = [any(re.search(r" : main\.rec\+.* at \S+/main\.go:\d+ \[", l)
+                     for l in b.splitlines()) for b in blocks]
+    check(blocks and all(per_block),
+          f"{name}: every one of the {len(blocks)} backtraces names main.rec with main.go:LINE",
+          f"{per_block.count(False)} without")
+    binary = os.path.join(os.environ.get("E2E_BIN_DIR", ""), f"demo-{v}")
+    truth = addr2line(binary, [a for a, _, _ in rec])
+    wrong = [(hex(a), f"{fi}:{ln}", "%s:%d" % truth[a] if a in truth else "?")
+             for a, fi, ln in rec if fi is None or truth.get(a) != (fi, int(ln))]
+    check(rec and not wrong,
+          f"{name}: the file:line of each of the {len(rec)} main.rec frames "
+          f"({len({a for a, _, _ in rec})} addresses) is addr2line's for its address"
+          + (f", e.g. {rec[0][1]}:{rec[0][2]}" if rec else ""),
+          f"stap vs addr2line: {wrong[:3]}")
+
+
 # --- (j) profiles: gostap run --pprof/--folded in the guest, read by Go's pprof ---------
 def read_profile(name, types):
     """NAME.pb.gz read by `go tool pprof -raw` ($E2E_GO) and NAME.folded
@@ -1615,7 +1688,9 @@ else:
 if not amd64 and not arm64_gostap_run:
     arm64_skip("gostap_run_* (every example through gostap run)", "gostap")
 for job in os.environ.get("E2E_GOSTAP_RUN", "").split():
-    if job.startswith("newstack_"):
+    if job.startswith("newstack_fileline_"):
+        check_newstack_fileline(job, job[len("newstack_fileline_"):].replace("_", "."))
+    elif job.startswith("newstack_"):
         check_gostap_run(job)
     else:
         check_example(job)
