@@ -54,8 +54,9 @@ esac
 PACKAGES=linux-image-$ARCH,linux-headers-$ARCH,systemtap,gcc,make,libc6-dev,elfutils,kmod,udev,procps
 # Separate debuginfo served on the guest's loopback (run-e2e.sh,
 # values_dbgd): the server, the client library libdw loads, ip for lo.
-# (bookworm, before the 64-bit time_t transition, names it libdebuginfod1)
-if [ "$SUITE" = bookworm ]; then
+# (bullseye and bookworm, before the 64-bit time_t transition, name it
+# libdebuginfod1)
+if [ "$SUITE" = bookworm ] || [ "$SUITE" = bullseye ]; then
   PACKAGES=$PACKAGES,debuginfod,libdebuginfod1,iproute2
 else
   PACKAGES=$PACKAGES,debuginfod,libdebuginfod1t64,iproute2
@@ -63,10 +64,14 @@ fi
 # What building gostap itself in the image needs (the gostap-run job of
 # run-e2e.sh and demo-newstack.sh build it in a chroot of the image and run
 # `gostap run` in the guest): tools/deps.sh's build list, trixie names.
-PACKAGES=$PACKAGES,libelf-dev,libdw-dev,libcapstone-dev,libzydis-dev,libprotobuf-c-dev,protobuf-c-compiler,zlib1g-dev,pkg-config,autoconf,automake,python3
-# pivot_root (e2e/container-start.sh): util-linux's in bookworm and
-# trixie, in util-linux-extra after it (forky).
-case $SUITE in bookworm|trixie) ;; *) PACKAGES=$PACKAGES,util-linux-extra ;; esac
+# Bullseye has no zydis package: gostap's configure takes capstone alone.
+# (The other suites' list stays as it was: it keys their cached trees.)
+zydis=,libzydis-dev
+[ "$SUITE" = bullseye ] && zydis=
+PACKAGES=$PACKAGES,libelf-dev,libdw-dev,libcapstone-dev$zydis,libprotobuf-c-dev,protobuf-c-compiler,zlib1g-dev,pkg-config,autoconf,automake,python3
+# pivot_root (e2e/container-start.sh): util-linux's in bullseye, bookworm
+# and trixie, in util-linux-extra after it (forky).
+case $SUITE in bullseye|bookworm|trixie) ;; *) PACKAGES=$PACKAGES,util-linux-extra ;; esac
 # The arm64 guest's modules are cross-compiled in a chroot of the amd64
 # trixie image (run-guest.sh compile, E2E_CROSS_IMAGE): its stap, runtime
 # and kbuild with Debian's cross compiler, against the arm64 image's
