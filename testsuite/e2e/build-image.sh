@@ -181,6 +181,22 @@ kver=$(ls "$r/lib/modules" | sort -V | tail -1)
 [ -f "$r/boot/initrd.img-$kver" ] || die "no initrd for $kver in the image"
 [ -d "$r/usr/src/linux-headers-$kver" ] || die "no headers for $kver in the image"
 
+# Bullseye has no zydis, which gostap's configure needs (zydis 4, the
+# x86-64 disassembler): bookworm's libzydis4.0 (it needs glibc 2.14 and
+# nothing else) and its headers (libzydis-dev, libzycore-dev; zycore's
+# library, which needs glibc 2.34, is left out: gostap uses only its
+# headers), unpacked into the tree (cached in $E2E/zydis-bookworm-ARCH; named
+# /bookworm: the private lists hold newer ones, of trixie and forky).
+if [ "$SUITE" = bullseye ]; then
+  zy=$E2E/zydis-bookworm-$ARCH
+  if [ ! -d "$zy" ]; then
+    archive_setup bookworm
+    archive_fetch "$zy" libzydis4.0:"$ARCH"/bookworm libzydis-dev:"$ARCH"/bookworm libzycore-dev:"$ARCH"/bookworm
+  fi
+  cp -a "$zy/usr/include/Zydis" "$zy/usr/include/Zycore" "$r/usr/include/"
+  cp -a "$zy/usr/lib/"*-linux-gnu/libZydis.so* "$r/usr/lib/"*-linux-gnu/
+fi
+
 # The guest's SystemTap runtime against its kernel (runtime-patch.sh).
 "$here/runtime-patch.sh" "$r" "$kver" >"$tmpi/runtime-patch.log" 2>&1 ||
   { cat "$tmpi/runtime-patch.log" >&2; die "runtime-patch.sh failed"; }
