@@ -11,7 +11,9 @@
 # The guest is Debian trixie: systemtap 5.1, libdw 0.192 (>= 0.191, which
 # numeric statement probes on Go binaries need: facts.md 2), kernel 6.12;
 # with E2E_SUITE=forky, Debian forky (testing): systemtap 5.6, kernel 7.2
-# when measured. A suite this machine's debootstrap has no script for
+# when measured; with E2E_SUITE=bookworm or bullseye, the old stacks:
+# stap 4.8, libdw 0.188, Linux 6.1, or stap 4.4, libdw 0.183, Linux
+# 5.10. A suite this machine's debootstrap has no script for
 # (forky on Debian 12) is bootstrapped with its script for sid. With
 # E2E_ARCH=arm64 the guest is Debian's arm64 port of the suite (booted by
 # qemu-system-aarch64): debootstrap runs its programs through qemu user
@@ -64,7 +66,7 @@ fi
 # What building gostap itself in the image needs (the gostap-run job of
 # run-e2e.sh and demo-newstack.sh build it in a chroot of the image and run
 # `gostap run` in the guest): tools/deps.sh's build list, trixie names.
-# Bullseye has no zydis package: gostap's configure takes capstone alone.
+# Bullseye has no zydis package: bookworm's goes into its image (below).
 # (The other suites' list stays as it was: it keys their cached trees.)
 zydis=,libzydis-dev
 [ "$SUITE" = bullseye ] && zydis=
