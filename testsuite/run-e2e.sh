@@ -7,13 +7,15 @@
 #  2. the guest image: Debian trixie, stap 5.1, libdw 0.192, kernel 6.12,
 #     or with E2E_SUITE=forky (run-e2e-forky.sh) Debian forky, stap 5.6,
 #     kernel 7.2, or with E2E_SUITE=bookworm (run-e2e-bookworm.sh) Debian
-#     12, stap 4.8, libdw 0.188, kernel 6.1 (e2e/build-image.sh, cached,
+#     12, stap 4.8, libdw 0.188, kernel 6.1, or with E2E_SUITE=bullseye
+#     (run-e2e-bullseye.sh) Debian 11, stap 4.4, libdw 0.183, kernel 5.10
+#     (e2e/build-image.sh, cached,
 #     rebuilt when its recipe changes); one guest at a time runs on this
 #     machine (a lock);
 #  3. `gostap gen` for each binary, the test scripts (e2e/*.stp) compiled
 #     natively into modules in a chroot of the image (e2e/run-guest.sh
 #     compile), two at a time; where the image's libdw is older than 0.191
-#     (bookworm) with the --sysroot or SYSTEMTAP_DEBUGINFO_PATH gen prints
+#     (bookworm, bullseye) with the --sysroot or SYSTEMTAP_DEBUGINFO_PATH gen prints
 #     for it (its copies with .debug_aranges), checked by (o), and where
 #     its stap is older than 5.1 (bookworm) with the -R gen
 #     --fixed-runtime prints (its runtime with the relay fix);
@@ -72,7 +74,7 @@
 # Exit: 0 pass, 1 a check failed, 77 qemu cannot start here, 99 anything
 # else went wrong (no image, a module that does not compile, a hung guest).
 # Environment: GOSTAP_E2E (the guests to boot, e2e/guests.sh: by default
-# forky and arm64; "all" adds trixie and bookworm), E2E_SUITE (trixie), E2E_ARCH (amd64), GOSTAP_TEST_CACHE (the cache root), E2E_LOAD_SECONDS (30; 0
+# forky and arm64; "all" adds trixie, bookworm and bullseye), E2E_SUITE (trixie), E2E_ARCH (amd64), GOSTAP_TEST_CACHE (the cache root), E2E_LOAD_SECONDS (30; 0
 # leaves out check e), E2E_SMP (the guest's CPUs, 2),
 # E2E_GUEST_TIMEOUT (1500 s), E2E_KEEP=1 keeps the work directory.
 . "$(dirname "$0")/test-subr.sh"
@@ -99,7 +101,7 @@ chosen=$("$e2e/guests.sh") || hard_error "e2e/guests.sh failed"
 { read -r GUESTS; read -r why; } <<< "$chosen"
 case " $GUESTS " in
   *" $GUEST "*) echo "# guests of this run: $GUESTS ($why)" ;;
-  *) skip "this run boots the guests $GUESTS ($why), not $GUEST; GOSTAP_E2E=all boots all four (README, Tests)" ;;
+  *) skip "this run boots the guests $GUESTS ($why), not $GUEST; GOSTAP_E2E=all boots all five (README, Tests)" ;;
 esac
 # at_least V MIN: Go release V is MIN or later.
 at_least () { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" = "$2" ]; }
@@ -304,6 +306,20 @@ else
   CGO_FAILED=$(fixture_missing "$SPECIAL_VERSION" "$CGO" cgo)
   echo "FAIL: $CGO_FAILED (the cgo jobs do not run, the others do)" >&2
   failures=$((failures + 1))
+fi
+# The cgo build is linked here, against this machine's C library (Debian
+# 12's glibc 2.36): it runs only in an image whose glibc has every symbol
+# version it needs (bullseye's 2.31 has not GLIBC_2.32: the program does
+# not start). Elsewhere its jobs are skipped, saying so (CGO_SKIP).
+CGO_SKIP=
+if [ "$HAVE_CGO" = 1 ]; then
+  glibc_need=$(readelf -W -V "$src" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/^GLIBC_//' | sort -V | tail -1)
+  glibc_have=$(awk '$1 == "Package:" { p = ($2 == "libc6") } p && $1 == "Version:" { sub(/-.*/, "", $2); print $2; exit }' \
+    "$image/root/var/lib/dpkg/status")
+  if [ -n "$glibc_need" ] && [ -n "$glibc_have" ] && ! at_least "$glibc_have" "$glibc_need"; then
+    HAVE_CGO=0
+    CGO_SKIP="the cgo build (linked here) needs glibc $glibc_need, the $GUEST image has $glibc_have"
+  fi
 fi
 for fv in "grow $W growW" "cgo $CGO cgo"; do
   read -r f variant name <<< "$fv"
@@ -751,7 +767,7 @@ run_s=$(sed -n 's/^.*gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$s
 # --- checks ---------------------------------------------------------------------------
 st=0
 amd64 || CONTAINER_VERSION=
-E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
+E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
   E2E_STACKS="$STACKS" E2E_GO=$go_newest E2E_COMPILE_LIBDW=$compile_libdw \

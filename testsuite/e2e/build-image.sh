@@ -11,7 +11,9 @@
 # The guest is Debian trixie: systemtap 5.1, libdw 0.192 (>= 0.191, which
 # numeric statement probes on Go binaries need: facts.md 2), kernel 6.12;
 # with E2E_SUITE=forky, Debian forky (testing): systemtap 5.6, kernel 7.2
-# when measured. A suite this machine's debootstrap has no script for
+# when measured; with E2E_SUITE=bookworm or bullseye, the old stacks:
+# stap 4.8, libdw 0.188, Linux 6.1, or stap 4.4, libdw 0.183, Linux
+# 5.10. A suite this machine's debootstrap has no script for
 # (forky on Debian 12) is bootstrapped with its script for sid. With
 # E2E_ARCH=arm64 the guest is Debian's arm64 port of the suite (booted by
 # qemu-system-aarch64): debootstrap runs its programs through qemu user
@@ -54,8 +56,9 @@ esac
 PACKAGES=linux-image-$ARCH,linux-headers-$ARCH,systemtap,gcc,make,libc6-dev,elfutils,kmod,udev,procps
 # Separate debuginfo served on the guest's loopback (run-e2e.sh,
 # values_dbgd): the server, the client library libdw loads, ip for lo.
-# (bookworm, before the 64-bit time_t transition, names it libdebuginfod1)
-if [ "$SUITE" = bookworm ]; then
+# (bullseye and bookworm, before the 64-bit time_t transition, name it
+# libdebuginfod1)
+if [ "$SUITE" = bookworm ] || [ "$SUITE" = bullseye ]; then
   PACKAGES=$PACKAGES,debuginfod,libdebuginfod1,iproute2
 else
   PACKAGES=$PACKAGES,debuginfod,libdebuginfod1t64,iproute2
@@ -63,10 +66,14 @@ fi
 # What building gostap itself in the image needs (the gostap-run job of
 # run-e2e.sh and demo-newstack.sh build it in a chroot of the image and run
 # `gostap run` in the guest): tools/deps.sh's build list, trixie names.
-PACKAGES=$PACKAGES,libelf-dev,libdw-dev,libcapstone-dev,libzydis-dev,libprotobuf-c-dev,protobuf-c-compiler,zlib1g-dev,pkg-config,autoconf,automake,python3
-# pivot_root (e2e/container-start.sh): util-linux's in bookworm and
-# trixie, in util-linux-extra after it (forky).
-case $SUITE in bookworm|trixie) ;; *) PACKAGES=$PACKAGES,util-linux-extra ;; esac
+# Bullseye has no zydis package: bookworm's goes into its image (below).
+# (The other suites' list stays as it was: it keys their cached trees.)
+zydis=,libzydis-dev
+[ "$SUITE" = bullseye ] && zydis=
+PACKAGES=$PACKAGES,libelf-dev,libdw-dev,libcapstone-dev$zydis,libprotobuf-c-dev,protobuf-c-compiler,zlib1g-dev,pkg-config,autoconf,automake,python3
+# pivot_root (e2e/container-start.sh): util-linux's in bullseye, bookworm
+# and trixie, in util-linux-extra after it (forky).
+case $SUITE in bullseye|bookworm|trixie) ;; *) PACKAGES=$PACKAGES,util-linux-extra ;; esac
 # The arm64 guest's modules are cross-compiled in a chroot of the amd64
 # trixie image (run-guest.sh compile, E2E_CROSS_IMAGE): its stap, runtime
 # and kbuild with Debian's cross compiler, against the arm64 image's
@@ -175,6 +182,22 @@ kver=$(ls "$r/lib/modules" | sort -V | tail -1)
 [ -n "$kver" ] && [ -f "$r/boot/vmlinuz-$kver" ] || die "no kernel in the image"
 [ -f "$r/boot/initrd.img-$kver" ] || die "no initrd for $kver in the image"
 [ -d "$r/usr/src/linux-headers-$kver" ] || die "no headers for $kver in the image"
+
+# Bullseye has no zydis, which gostap's configure needs (zydis 4, the
+# x86-64 disassembler): bookworm's libzydis4.0 (it needs glibc 2.14 and
+# nothing else) and its headers (libzydis-dev, libzycore-dev; zycore's
+# library, which needs glibc 2.34, is left out: gostap uses only its
+# headers), unpacked into the tree (cached in $E2E/zydis-bookworm-ARCH; named
+# /bookworm: the private lists hold newer ones, of trixie and forky).
+if [ "$SUITE" = bullseye ]; then
+  zy=$E2E/zydis-bookworm-$ARCH
+  if [ ! -d "$zy" ]; then
+    archive_setup bookworm
+    archive_fetch "$zy" libzydis4.0:"$ARCH"/bookworm libzydis-dev:"$ARCH"/bookworm libzycore-dev:"$ARCH"/bookworm
+  fi
+  cp -a "$zy/usr/include/Zydis" "$zy/usr/include/Zycore" "$r/usr/include/"
+  cp -a "$zy/usr/lib/"*-linux-gnu/libZydis.so* "$r/usr/lib/"*-linux-gnu/
+fi
 
 # The guest's SystemTap runtime against its kernel (runtime-patch.sh).
 "$here/runtime-patch.sh" "$r" "$kver" >"$tmpi/runtime-patch.log" 2>&1 ||

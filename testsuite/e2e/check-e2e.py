@@ -1697,6 +1697,8 @@ for job in os.environ.get("E2E_GOSTAP_RUN", "").split():
 check_wbuild()
 if os.environ.get("E2E_CGO", "1") == "1":
     check_cgo()
+elif os.environ.get("E2E_CGO_SKIP"):
+    skip(f"cgo: not run: {os.environ['E2E_CGO_SKIP']}")
 elif os.environ.get("E2E_CGO_FAILED"):
     skip(f"cgo: not run: {os.environ['E2E_CGO_FAILED']} (run-e2e.sh fails for it)")
 else:

@@ -17,12 +17,15 @@
 # A fourth guest, bookworm (SystemTap 4.8, libdw 0.188, Linux 6.1: the
 # old stack of RHEL 8 and RHEL 9.0-9.4, where gostap gives stap copies
 # with .debug_aranges), boots only when named: GOSTAP_E2E=bookworm, or
-# "all", which then boots all four (not by default yet: stap 4.8's
-# transport loses records, testsuite/README.md).
+# "all", which then boots all of them (not by default yet: stap 4.8's
+# transport loses records, testsuite/README.md). A fifth, bullseye
+# (SystemTap 4.4, libdw 0.183, Linux 5.10: the oldest stack gostap
+# supports, nearest to RHEL 8's Linux 4.18), likewise: GOSTAP_E2E=bullseye,
+# or "all".
 # Exit: 0, or 2 with one line for a GOSTAP_E2E that names no known guest.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-ALL="arm64 forky trixie bookworm"
+ALL="arm64 forky trixie bookworm bullseye"
 DEFAULT="arm64 forky"
 
 # cached GUEST: is the guest's debootstrapped tree (the costly part of its
@@ -56,7 +59,7 @@ if [ -z "${GOSTAP_E2E:-}" ]; then
   chosen=
   for g in $ALL; do case " $out " in *" $g "*) chosen="${chosen:+$chosen }$g" ;; esac; done
   echo "$chosen"
-  why="the default: arm64 and the newest SystemTap (forky); GOSTAP_E2E=all adds trixie and bookworm"
+  why="the default: arm64 and the newest SystemTap (forky); GOSTAP_E2E=all adds trixie, bookworm and bullseye"
   [ -n "$later" ] && why="$why; this run makes $new's image, not yet in the cache, and leaves $later (image not in the cache either) to the next run: one new image a run keeps a run on a new machine within 80 minutes; GOSTAP_E2E=$later boots it now"
   echo "$why"
   exit 0
