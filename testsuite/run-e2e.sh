@@ -74,7 +74,7 @@
 # Exit: 0 pass, 1 a check failed, 77 qemu cannot start here, 99 anything
 # else went wrong (no image, a module that does not compile, a hung guest).
 # Environment: GOSTAP_E2E (the guests to boot, e2e/guests.sh: by default
-# forky and arm64; "all" adds trixie, bookworm and bullseye), E2E_SUITE (trixie), E2E_ARCH (amd64), GOSTAP_TEST_CACHE (the cache root), E2E_LOAD_SECONDS (30; 0
+# forky, arm64 and bookworm or trixie by turns; "all" those four; bullseye by name), E2E_SUITE (trixie), E2E_ARCH (amd64), GOSTAP_TEST_CACHE (the cache root), E2E_LOAD_SECONDS (30; 0
 # leaves out check e), E2E_SMP (the guest's CPUs, 2),
 # E2E_GUEST_TIMEOUT (1500 s), E2E_KEEP=1 keeps the work directory.
 . "$(dirname "$0")/test-subr.sh"
@@ -101,7 +101,7 @@ chosen=$("$e2e/guests.sh") || hard_error "e2e/guests.sh failed"
 { read -r GUESTS; read -r why; } <<< "$chosen"
 case " $GUESTS " in
   *" $GUEST "*) echo "# guests of this run: $GUESTS ($why)" ;;
-  *) skip "this run boots the guests $GUESTS ($why), not $GUEST; GOSTAP_E2E=all boots all five (README, Tests)" ;;
+  *) skip "this run boots the guests $GUESTS ($why), not $GUEST; GOSTAP_E2E=all boots all four, GOSTAP_E2E=bullseye the oldest stack (README, Tests)" ;;
 esac
 # at_least V MIN: Go release V is MIN or later.
 at_least () { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" = "$2" ]; }
