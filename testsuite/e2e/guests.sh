@@ -6,14 +6,14 @@
 #
 # By default a run boots forky (the newest SystemTap and kernel Debian
 # has) and arm64, the two runtimes every CI run reaches, and a third by
-# turns: bookworm (SystemTap 4.8, libdw 0.188, Linux 6.1: the old stack
-# of RHEL 8 and RHEL 9.0-9.4, where gostap gives stap copies with
-# .debug_aranges and a runtime with the relay fix) on a commit whose count
-# of commits in its history (git rev-list --count HEAD) is even, trixie
-# (SystemTap 5.1 on x86-64 Linux 6.12) on an odd one. Without git (a
-# release tarball) no third. All four do not fit one run of
-# `tools/check.sh` on a 2-core machine within 60 minutes (testsuite/README.md,
-# "Which guests a run boots").
+# turns among TURNS (below) at the commit's count of commits (git
+# rev-list --count HEAD): today trixie (SystemTap 5.1 on x86-64 Linux
+# 6.12) alone; bookworm (SystemTap 4.8, libdw 0.188, Linux 6.1: the old
+# stack of RHEL 8 and RHEL 9.0-9.4) joins when its checks pass, then
+# booting on every other commit. Without git (a release tarball) no
+# third. A run keeps both cores busy, so each guest adds its work (about
+# 10 minutes); three keep the default within 60 minutes warm on 2 cores
+# (testsuite/README.md, "Which guests a run boots").
 # A run makes at most one guest image that is not in the cache (a new
 # machine's first run boots forky alone, and says so; below).
 # GOSTAP_E2E=all boots those four (the long run README documents);
@@ -27,9 +27,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ALL="arm64 forky trixie bookworm bullseye"
-# what GOSTAP_E2E=all boots: the guests whose checks pass
+# what GOSTAP_E2E=all boots: the long run (bullseye by name only)
 PASSING="arm64 forky trixie bookworm"
 DEFAULT="arm64 forky"
+# The x86-64 guests that take turns as a run's third. bookworm joins them
+# when its checks pass: 6 of its 859 still fail, on records stap 4.8's
+# transport loses without counting them (testsuite/README.md).
+TURNS="trixie"
 
 # cached GUEST: is the guest's debootstrapped tree (the costly part of its
 # image) in the cache? arm64's modules are cross-compiled in the amd64
@@ -43,10 +47,14 @@ cached () {
 }
 
 if [ -z "${GOSTAP_E2E:-}" ]; then
+  # The third guest: the one of TURNS at the commit's count of commits
+  # modulo their number.
   turn= turn_why="no git history here: no third guest"
   if n=$(git -C "$here" rev-list --count HEAD 2>/dev/null); then
-    if [ $((n % 2)) = 0 ]; then turn=bookworm; else turn=trixie; fi
-    turn_why="$turn by turns (HEAD has $n commits: even boots bookworm, odd trixie)"
+    set -- $TURNS
+    k=$((n % $# + 1))
+    turn=${!k}
+    turn_why="$turn by turns among: $TURNS (HEAD has $n commits)"
   fi
   DEFAULT="$DEFAULT $turn"
   # One image not yet in the cache a run: a new machine makes forky's
