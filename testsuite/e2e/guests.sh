@@ -79,7 +79,7 @@ if [ -z "${GOSTAP_E2E:-}" ]; then
   for g in $ALL; do case " $out " in *" $g "*) chosen="${chosen:+$chosen }$g" ;; esac; done
   echo "$chosen"
   why="the default: arm64 and the newest SystemTap (forky), and $turn_why; GOSTAP_E2E=all boots all four, GOSTAP_E2E=bullseye the oldest stack"
-  [ -n "$later" ] && why="$why; this run makes $new's image, not yet in the cache, and leaves $later (image not in the cache either) to the next run: one new image a run keeps a run on a new machine within 80 minutes; GOSTAP_E2E=$later boots it now"
+  [ -n "$later" ] && why="$why; this run makes $new's image, not yet in the cache, and leaves $later (image not in the cache either) to the next run: one new image a run keeps a run on a new machine within 80 minutes; GOSTAP_E2E=\"${later//, / }\" boots it now"
   echo "$why"
   exit 0
 fi
