@@ -76,44 +76,62 @@ run_stap_program (void)
   return s != NULL && s[0] != '\0' ? s : "stap";
 }
 
-/* What stap -V said, for the program named in PROG: set by
-   run_stap_versions, the first time it asks that program, and read by it
-   after (the preflight, run-aranges.c and run-runtime.c each ask in one
-   gostap run).  */
+/* What `stap OPTION` printed, for each option asked (-V, --help) and
+   the stap program (PROG) it was asked of: set by run_stap_says the first
+   time it asks, and read by it after (the preflight, run-aranges.c and
+   run-runtime.c each ask in one gostap run).  A slot is replaced when its
+   option is asked of another program.  */
 static struct
 {
-  char prog[256];
-  int v[4];
-} stap_seen;
+  const char *opt;
+  char *prog, *out;
+} stap_said[2];
+
+const char *
+run_stap_says (const char *opt)
+{
+  const char *prog = run_stap_program ();
+  size_t i = 0, n = sizeof stap_said / sizeof stap_said[0];
+  while (i < n && stap_said[i].opt != NULL
+         && strcmp (stap_said[i].opt, opt) != 0)
+    i++;
+  if (i == n)
+    {
+      error (0, 0, "run_stap_says: no room for stap %s", opt);
+      return NULL;
+    }
+  if (stap_said[i].out != NULL && strcmp (stap_said[i].prog, prog) == 0)
+    return stap_said[i].out;
+  char *argv[] = { (char *) prog, (char *) opt, NULL };
+  char *out = run_capture (argv), *p = strdup (prog);
+  if (out == NULL || p == NULL)
+    {
+      free (out);
+      free (p);
+      return NULL;
+    }
+  free (stap_said[i].prog);
+  free (stap_said[i].out);
+  stap_said[i].opt = opt;
+  stap_said[i].prog = p;
+  stap_said[i].out = out;
+  return out;
+}
 
 int
 run_stap_versions (int *stap_major, int *stap_minor, int *dw_major,
                    int *dw_minor)
 {
-  const char *prog = run_stap_program ();
-  if (stap_seen.prog[0] == '\0' || strcmp (stap_seen.prog, prog) != 0)
-    {
-      char *argv[] = { (char *) prog, (char *) "-V", NULL };
-      char *out = run_capture (argv);
-      if (out == NULL)
-        return -1;
-      /* "Systemtap translator/driver (version 4.8/0.192/0.188, ...)": the
-         libdw in use comes first.  */
-      const char *v = strstr (out, "version ");
-      int *n = stap_seen.v;
-      n[0] = n[1] = n[2] = n[3] = -1;
-      if (v != NULL)
-        sscanf (v + 8, "%d.%d/%d.%d", &n[0], &n[1], &n[2], &n[3]);
-      free (out);
-      if (strlen (prog) < sizeof stap_seen.prog)
-        strcpy (stap_seen.prog, prog);
-      else
-        stap_seen.prog[0] = '\0';      /* not kept: asked again */
-    }
-  *stap_major = stap_seen.v[0];
-  *stap_minor = stap_seen.v[1];
-  *dw_major = stap_seen.v[2];
-  *dw_minor = stap_seen.v[3];
+  const char *out = run_stap_says ("-V");
+  if (out == NULL)
+    return -1;
+  /* "Systemtap translator/driver (version 4.8/0.192/0.188, ...)": the
+     libdw in use comes first.  */
+  const char *v = strstr (out, "version ");
+  *stap_major = *stap_minor = *dw_major = *dw_minor = -1;
+  if (v != NULL)
+    sscanf (v + 8, "%d.%d/%d.%d", stap_major, stap_minor, dw_major,
+            dw_minor);
   return 0;
 }
 

@@ -107,16 +107,6 @@ static const char whole[] =
 
 static const char relay[] = "transport/relay_v2.c";
 
-/* What `stap --help` said of the runtime's directory, for the stap
-   program named PROG: set by runtime_dir the first time it asks that
-   program, and read by it after (the preflight and run_runtime_fixed
-   each ask in one gostap run).  DIR is NULL when stap named none.  */
-static struct
-{
-  char prog[256];
-  char *dir;
-} runtime_seen;
-
 /* The directory stap looks for its runtime in (malloc'd), or NULL.  */
 static char *
 runtime_dir (void)
@@ -124,30 +114,15 @@ runtime_dir (void)
   const char *env = getenv ("SYSTEMTAP_RUNTIME");
   if (env != NULL && env[0] != '\0')
     return strdup (env);
-  const char *prog = run_stap_program ();
-  if (runtime_seen.prog[0] == '\0' || strcmp (runtime_seen.prog, prog) != 0)
-    {
-      /* "   -R DIR     look in DIR for runtime, instead of\n" then the
-         directory alone on the next line (stap 4.0 to 5.x).  */
-      char *argv[] = { (char *) prog, (char *) "--help", NULL };
-      char *out = run_capture (argv), *dir = NULL;
-      bool answered = out != NULL;
-      const char *at = out != NULL ? strstr (out, "look in DIR for runtime") : NULL;
-      if (at != NULL && (at = strchr (at, '\n')) != NULL)
-        {
-          at += strspn (at, " \t\n");
-          size_t len = strcspn (at, " \t\n");
-          if (at[0] == '/' && len > 1)
-            dir = strndup (at, len);
-        }
-      free (out);
-      if (!answered || strlen (prog) >= sizeof runtime_seen.prog)
-        return dir;                   /* not kept: asked again */
-      free (runtime_seen.dir);
-      runtime_seen.dir = dir;
-      strcpy (runtime_seen.prog, prog);
-    }
-  return runtime_seen.dir != NULL ? strdup (runtime_seen.dir) : NULL;
+  /* "   -R DIR     look in DIR for runtime, instead of\n" then the
+     directory alone on the next line (stap 4.0 to 5.x).  */
+  const char *out = run_stap_says ("--help");
+  const char *at = out != NULL ? strstr (out, "look in DIR for runtime") : NULL;
+  if (at == NULL || (at = strchr (at, '\n')) == NULL)
+    return NULL;
+  at += strspn (at, " \t\n");
+  size_t len = strcspn (at, " \t\n");
+  return at[0] == '/' && len > 1 ? strndup (at, len) : NULL;
 }
 
 /* FILE's bytes (malloc'd, NUL-terminated, length into *LEN), or NULL

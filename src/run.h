@@ -218,6 +218,12 @@ char *run_capture (char *const argv[]);
 /* The stap program: $GOSTAP_STAP or "stap".  */
 const char *run_stap_program (void);
 
+/* What `stap OPTION` prints (stdout and stderr; OPTION a string
+   literal, -V or --help), run once per option and stap program; owned by
+   run-preflight.c, valid until the same option is asked of another
+   program.  NULL when stap cannot be run.  */
+const char *run_stap_says (const char *opt);
+
 /* The versions `stap -V` reports (stap, and the libdw it uses): 0, or -1
    when stap cannot be run.  */
 int run_stap_versions (int *stap_major, int *stap_minor, int *dw_major,
