@@ -9,6 +9,7 @@
 #   archive_fetch DIR PACKAGE...    # apt-get download + dpkg-deb -x into DIR
 #   archive_apt_cache ARG...        # apt-cache on the private state (inside
 #                                   # archive_locked)
+#   bullseye_stap                   # bullseye's stap 4.4 unpacked; its root
 #
 # APT is the private state ($CACHE/apt); a script that needs its own sets
 # APT to another directory after sourcing this (run-kbuild.sh: one a
@@ -108,4 +109,21 @@ archive_fetch_unlocked () {
   rm -rf "$dir"
   mv "$tmp/root" "$dir"
   rm -rf "$tmp"
+}
+
+# bullseye_stap: bullseye's SystemTap 4.4 with libdw 0.183, unpacked into
+# $CACHE/stap-bullseye (nothing installed; run-old-libdw.sh, run-kbuild.sh),
+# one run at a time; prints that root, its apt output on stderr. An apt
+# state of its own: run-kbuild.sh's bullseye state lists arm64 too, and
+# one set up here without it would stay fresh a day without it.
+bullseye_stap () {
+  local bull=$CACHE/stap-bullseye
+  if [ ! -x "$bull/usr/bin/stap" ]; then
+    ( APT=$CACHE/apt-stap/bullseye; cache_lock stap-bullseye
+      if [ ! -x "$bull/usr/bin/stap" ]; then
+        archive_setup bullseye &&
+        archive_fetch "$bull" systemtap systemtap-common systemtap-runtime libdw1 libelf1 libdebuginfod1
+      fi ) >&2 || return 1
+  fi
+  echo "$bull"
 }

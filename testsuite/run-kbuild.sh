@@ -52,20 +52,6 @@ bookworm amd64 x86_64
 bookworm arm64 arm64
 bullseye amd64 x86_64 own"
 
-# bullseye_stap: bullseye's stap 4.4 unpacked into the cache (shared with
-# run-old-libdw.sh, under the same lock and apt state); prints its root.
-bullseye_stap () {
-  local bull=$CACHE/stap-bullseye
-  if [ ! -x "$bull/usr/bin/stap" ]; then
-    ( APT=$CACHE/apt-stap/bullseye; cache_lock stap-bullseye
-      if [ ! -x "$bull/usr/bin/stap" ]; then
-        archive_setup bullseye &&
-        archive_fetch "$bull" systemtap systemtap-common systemtap-runtime libdw1 libelf1 libdebuginfod1
-      fi ) >&2 || return 1
-  fi
-  echo "$bull"
-}
-
 for suite in bullseye bookworm; do
   ( APT=$CACHE/apt-kbuild/$suite; archive_setup "$suite" ) > "$tmp/setup.log" 2>&1 ||
     hard_error "cannot set up the Debian archive lists ($suite): $(tail -1 "$tmp/setup.log")"

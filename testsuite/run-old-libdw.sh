@@ -486,17 +486,8 @@ fi
 # same addresses as libdw 0.192 gives.
 CACHE=$GOSTAP_TEST_CACHE
 . "$testsuite/debian-archive.sh"
-bull=$CACHE/stap-bullseye
-if [ ! -x "$bull/usr/bin/stap" ]; then
-  # An apt state of its own: run-kbuild.sh's bullseye state lists arm64
-  # too, and one set up here without it would stay fresh a day without it.
-  ( APT=$CACHE/apt-stap/bullseye; cache_lock stap-bullseye
-    if [ ! -x "$bull/usr/bin/stap" ]; then
-      archive_setup bullseye &&
-      archive_fetch "$bull" systemtap systemtap-common systemtap-runtime libdw1 libelf1 libdebuginfod1
-    fi ) > "$tmp/bull.log" 2>&1 ||
-    hard_error "cannot unpack bullseye's systemtap: $(tail -3 "$tmp/bull.log")"
-fi
+bull=$(bullseye_stap 2> "$tmp/bull.log") ||
+  hard_error "cannot unpack bullseye's systemtap: $(tail -3 "$tmp/bull.log")"
 kstub=$(sed -n 's/.* -r \([^ ]*\).*/\1/p' <<< "$STAP")
 printf '#!/bin/sh\nexec env DEBUGINFOD_URLS= LD_LIBRARY_PATH=%s SYSTEMTAP_TAPSET=%s SYSTEMTAP_RUNTIME=%s %s -r %s "$@"\n' \
   "$bull/usr/lib/x86_64-linux-gnu" "$bull/usr/share/systemtap/tapset" \
