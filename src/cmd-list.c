@@ -154,11 +154,36 @@ print_json_binary (FILE *f, const struct go_bin *b)
            gobin_dwarf_companion (b) ? "true" : "false");
 }
 
+/* The inlined copies of a function (go_model_inline_copies): each one's
+   first pc, the function it sits in, the pc of its call site, and the
+   copy it is inlined into (null: straight into the function).  */
+static void
+json_inlined (FILE *f, const struct go_inline_copy *v, size_t n)
+{
+  fputs (", \"inlined\": [", f);
+  for (size_t i = 0; i < n; i++)
+    {
+      fprintf (f, "%s{ \"pc\": \"%#" PRIx64 "\", \"in\": ", i ? ", " : "",
+               v[i].pc);
+      out_json_string (f, v[i].in->name);
+      fprintf (f, ", \"call_pc\": \"%#" PRIx64 "\", \"code\": %s",
+               v[i].parent_pc, v[i].has_code ? "true" : "false");
+      fputs (", \"nested_in\": ", f);
+      if (v[i].outer != NULL)
+        out_json_string (f, v[i].outer);
+      else
+        fputs ("null", f);
+      fputs (" }", f);
+    }
+  putc (']', f);
+}
+
 /* One function, from its model record.  */
 static void
 print_json_func (FILE *f, const struct go_bin *b,
                  const struct go_func_model *fm, const struct go_func *fn,
-                 bool pcsp)
+                 bool pcsp, const struct go_inline_copy *copies,
+                 size_t ncopies)
 {
   fputs ("{ \"name\": ", f);
   out_json_string (f, fm->name);
@@ -186,6 +211,7 @@ print_json_func (FILE *f, const struct go_bin *b,
   else
     fputs ("null", f);
   fprintf (f, ", \"line\": %" PRId32, fm->line);
+  json_inlined (f, copies, ncopies);
   if (pcsp)
     {
       /* The whole table, not only the probe sites of the model.  */
@@ -216,11 +242,15 @@ print_json (FILE *f, struct go_model *m, const struct go_bin *b,
   for (size_t i = 0; i < n; i++)
     {
       struct go_func_model fm;
+      const struct go_inline_copy *copies;
+      size_t ncopies;
+      if (go_model_inline_copies (m, sel[i]->name, &copies, &ncopies) != 0)
+        return EXIT_ERROR;
       int ret = go_model_func (m, sel[i], MODEL_SIGNATURE, &fm);
       if (ret != EXIT_OK)
         return ret;
       fputs (i ? ",\n    " : "\n    ", f);
-      print_json_func (f, b, &fm, sel[i], pcsp);
+      print_json_func (f, b, &fm, sel[i], pcsp, copies, ncopies);
       go_func_model_free (&fm);
     }
   fputs (n ? "\n  ] }\n" : "] }\n", f);
@@ -234,6 +264,10 @@ print_text (FILE *f, struct go_model *m, const struct go_func **sel,
   for (size_t i = 0; i < n; i++)
     {
       struct go_func_model fm;
+      const struct go_inline_copy *copies;
+      size_t ncopies;
+      if (go_model_inline_copies (m, sel[i]->name, &copies, &ncopies) != 0)
+        return EXIT_ERROR;
       int ret = go_model_func (m, sel[i], 0, &fm);
       if (ret != EXIT_OK)
         return ret;
@@ -251,6 +285,8 @@ print_text (FILE *f, struct go_model *m, const struct go_func **sel,
         fprintf (f, " [%zu undecoded]", fm.undecoded->n);
       if (fm.alias != NULL)
         fprintf (f, " go.func.%s", fm.alias);
+      if (ncopies > 0)
+        fprintf (f, " [%zu inlined]", ncopies);
       putc ('\n', f);
       go_func_model_free (&fm);
     }

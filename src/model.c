@@ -20,6 +20,10 @@ struct go_model
   struct go_bin *b;
   struct go_params_ctx *params; /* DWARF index, built on first need */
   bool params_tried;
+  struct go_inline_copy *copies; /* every inlined copy, by name (first
+                                    need) */
+  size_t ncopies;
+  bool copies_done;
 };
 
 struct go_model *
@@ -41,6 +45,7 @@ go_model_end (struct go_model *m)
   if (m == NULL)
     return;
   go_params_end (m->params);
+  free (m->copies);
   free (m);
 }
 
@@ -258,4 +263,95 @@ bool
 go_model_line_start (struct go_model *m, uint64_t addr)
 {
   return go_params_is_line_start (params (m), addr);
+}
+
+static int
+compare_copy (const void *a, const void *b)
+{
+  const struct go_inline_copy *x = a, *y = b;
+  int c = strcmp (x->name, y->name);
+  if (c != 0)
+    return c;
+  if (x->in != y->in)
+    return x->in < y->in ? -1 : 1;
+  return (x->pc > y->pc) - (x->pc < y->pc);
+}
+
+/* Every inlined copy of the binary, sorted by name, then function (table
+   order), then pc.  */
+static int
+all_copies (struct go_model *m)
+{
+  if (m->copies_done)
+    return 0;
+  struct go_bin *b = m->b;
+  size_t cap = 0;
+  for (size_t i = 0; i < b->nfuncs; i++)
+    {
+      const struct go_func *f = &b->funcs[i];
+      if (f->wrapper || strncmp (f->name, "go:", 3) == 0)
+        continue;
+      struct go_inline_copy *v;
+      size_t n;
+      if (gobin_inline_copies (b, f, &v, &n) != 0)
+        goto nomem;
+      if (m->ncopies + n > cap)
+        {
+          size_t c2 = cap ? 2 * cap : 256;
+          while (c2 < m->ncopies + n)
+            c2 *= 2;
+          struct go_inline_copy *w = reallocarray (m->copies, c2,
+                                                   sizeof *w);
+          if (w == NULL)
+            {
+              free (v);
+              goto nomem;
+            }
+          m->copies = w;
+          cap = c2;
+        }
+      if (n > 0)
+        memcpy (m->copies + m->ncopies, v, n * sizeof *v);
+      m->ncopies += n;
+      free (v);
+    }
+  if (m->ncopies > 1)
+    qsort (m->copies, m->ncopies, sizeof *m->copies, compare_copy);
+  m->copies_done = true;
+  return 0;
+nomem:
+  error (0, errno, "%s: the inline trees", b->path);
+  return -1;
+}
+
+int
+go_model_inline_copies (struct go_model *m, const char *name,
+                        const struct go_inline_copy **v, size_t *n)
+{
+  *v = NULL;
+  *n = 0;
+  if (all_copies (m) != 0)
+    return -1;
+  if (name == NULL)
+    {
+      *v = m->copies;
+      *n = m->ncopies;
+      return 0;
+    }
+  /* The first copy of NAME: a binary search in the sorted table.  */
+  size_t lo = 0, hi = m->ncopies;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (strcmp (m->copies[mid].name, name) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  size_t k = lo;
+  while (k < m->ncopies && strcmp (m->copies[k].name, name) == 0)
+    k++;
+  *v = m->copies + lo;
+  *n = k - lo;
+  return 0;
 }
