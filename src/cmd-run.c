@@ -305,7 +305,7 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
         *guru = !go_model_line_start (m, sel[i]->code.rets.v[k]);
     }
   if (write_target (b, &layout, tmp) != 0
-      || write_funcs (m, &layout, sel, paired, n, tmp) != 0)
+      || write_funcs (m, &layout, sel, paired, n, NULL, 0, tmp) != 0)
     goto out;
   if (run_cache_publish (tmp, dir, *guru) != 0)
     goto out;

@@ -300,6 +300,7 @@ struct go_inlined
   const char *name;             /* the inlined function */
   uint64_t parent_pc;           /* a pc whose position is the call site */
   uint8_t funcid;
+  int32_t start_line;           /* of the inlined function (Go 1.20+; 0) */
 };
 /* The index of the innermost inlined call PC of F belongs to, or -1 (F's
    own code, or no inline tree).  */
@@ -330,6 +331,11 @@ struct go_inline_copy
   uint64_t parent_pc;           /* an instruction at the call site */
   bool has_code;                /* some pc names the copy */
   uint8_t funcid;
+  int32_t start_line;           /* the inlined function's first line (Go
+                                   1.20+), else 0 */
+  uint64_t own_pc;              /* the first pc of its own code (not of a
+                                   copy inlined into it), or 0 */
+  const char *file;             /* its source file: at own_pc, or NULL */
 };
 /* Every copy of F's inline tree into *OUT (malloc'd; NULL, 0 without
    one), in record order; -1 when out of memory (nothing said), 0 else.

@@ -23,6 +23,8 @@ struct go_model
   struct go_inline_copy *copies; /* every inlined copy, by name (first
                                     need) */
   size_t ncopies;
+  const char **names;           /* their names, each once, sorted */
+  size_t nnames;
   bool copies_done;
 };
 
@@ -46,6 +48,7 @@ go_model_end (struct go_model *m)
     return;
   go_params_end (m->params);
   free (m->copies);
+  free (m->names);
   free (m);
 }
 
@@ -317,6 +320,13 @@ all_copies (struct go_model *m)
     }
   if (m->ncopies > 1)
     qsort (m->copies, m->ncopies, sizeof *m->copies, compare_copy);
+  m->names = calloc (m->ncopies + 1, sizeof *m->names);
+  if (m->names == NULL)
+    goto nomem;
+  for (size_t i = 0; i < m->ncopies; i++)
+    if (m->nnames == 0
+        || strcmp (m->names[m->nnames - 1], m->copies[i].name) != 0)
+      m->names[m->nnames++] = m->copies[i].name;
   m->copies_done = true;
   return 0;
 nomem:
@@ -353,5 +363,29 @@ go_model_inline_copies (struct go_model *m, const char *name,
     k++;
   *v = m->copies + lo;
   *n = k - lo;
+  return 0;
+}
+
+bool
+go_model_described (struct go_model *m, const struct go_func *f)
+{
+  return go_params_has_subprogram (params (m), f->entry);
+}
+
+const char *
+go_model_binary (const struct go_model *m)
+{
+  return m->b->probe_path;
+}
+
+int
+go_model_inline_names (struct go_model *m, const char *const **v, size_t *n)
+{
+  *v = NULL;
+  *n = 0;
+  if (all_copies (m) != 0)
+    return -1;
+  *v = m->names;
+  *n = m->nnames;
   return 0;
 }

@@ -73,6 +73,7 @@ gobin_inline_call (const struct go_bin *b, const struct go_func *f,
   call->name = gobin_funcname (b, (uint32_t) nameoff);
   call->funcid = rec[v120 ? 0 : 2];
   call->parent_pc = f->entry + (uint64_t) parent_pc;
+  call->start_line = v120 ? s32 (rec + 12) : 0;
   return call->name != NULL;
 }
 
@@ -116,6 +117,9 @@ copies_visit (uint64_t pc, int32_t value, void *arg)
     {
       c->v[value].has_code = true;
       c->v[value].pc = pc;
+      /* The copy's own code starts here (the parent pass below may
+         lower pc, not this): where its file is read.  */
+      c->v[value].own_pc = pc;
     }
 }
 
@@ -149,6 +153,7 @@ gobin_inline_copies (const struct go_bin *b, const struct go_func *f,
         }
       c.v[i].name = call.name;
       c.v[i].funcid = call.funcid;
+      c.v[i].start_line = call.start_line > 0 ? call.start_line : 0;
       c.v[i].parent_pc = call.parent_pc;
       int32_t p = gobin_inline_index (b, f, call.parent_pc);
       /* A parent comes before its children in Go's tree: anything else
@@ -184,6 +189,11 @@ gobin_inline_copies (const struct go_bin *b, const struct go_func *f,
       if (!x->has_code)
         x->pc = x->parent_pc;
       x->outer = x->parent >= 0 ? c.v[x->parent].name : NULL;
+      int32_t fno;
+      x->file = NULL;
+      if (x->own_pc != 0 && f->pcfile != 0
+          && gobin_pcvalue (b, f, f->pcfile, x->own_pc, &fno))
+        x->file = gobin_file_name (b, f, fno);
       x->in = f;
       c.v[k++] = *x;
     }

@@ -27,10 +27,16 @@ int write_target (const struct go_bin *b, const struct go_layout *l,
    each from its record in M (model.h), with the offsets of L.  Where
    PAIRED (NULL: nowhere) is true for SEL[I], the script they are for uses
    both of its aliases: its entry alias records the call for the return
-   alias, and no go_pair file is written for it.  */
+   alias, and no go_pair file is written for it.
+   The N functions' inlined copies (go_model_inline_copies) get
+   go.func.NAME.inlined and go.func.NAME names them too; each function has
+   go.func.NAME.outofline.  The NINL names of INL are functions with
+   inlined copies only (select_inlined_only): their go.func.NAME and
+   go.func.NAME.inlined.  */
 int write_funcs (struct go_model *m, const struct go_layout *l,
                  const struct go_func *const *sel, const bool *paired,
-                 size_t n, const char *dir);
+                 size_t n, const char *const *inl, size_t ninl,
+                 const char *dir);
 
 /* The body write_funcs writes for the entry alias of FM (RET: its return
    alias), with the offsets of a layout of zeros, into F, for a reader of
