@@ -233,9 +233,53 @@ print_json_func (FILE *f, const struct go_bin *b,
   fputs (" }", f);
 }
 
+/* The functions with inlined copies only: name, probe, file and line
+   (of a copy's own code; the line from Go 1.20 on) and the copies.  */
+static int
+print_json_inlined_only (FILE *f, struct go_model *m, const char **inl,
+                         size_t ninl)
+{
+  fputs (",\n  \"inlined_only\": [", f);
+  for (size_t i = 0; i < ninl; i++)
+    {
+      const struct go_inline_copy *v;
+      size_t n;
+      char *alias = probe_name (inl[i]);
+      if (alias == NULL || go_model_inline_copies (m, inl[i], &v, &n) != 0)
+        {
+          if (alias == NULL)
+            error (0, errno, "%s", inl[i]);
+          free (alias);
+          return EXIT_ERROR;
+        }
+      const char *file = NULL;
+      int32_t line = 0;
+      for (size_t k = 0; k < n && file == NULL; k++)
+        if (v[k].file != NULL)
+          {
+            file = v[k].file;
+            line = v[k].start_line;
+          }
+      fputs (i ? ",\n    { \"name\": " : "\n    { \"name\": ", f);
+      out_json_string (f, inl[i]);
+      fprintf (f, ", \"probe\": \"go.func.%s\", \"file\": ", alias);
+      free (alias);
+      if (file != NULL)
+        out_json_string (f, file);
+      else
+        fputs ("null", f);
+      fprintf (f, ", \"line\": %" PRId32, line);
+      json_inlined (f, v, n);
+      fputs (" }", f);
+    }
+  fputs (ninl ? "\n  ]" : "]", f);
+  return EXIT_OK;
+}
+
 static int
 print_json (FILE *f, struct go_model *m, const struct go_bin *b,
-            const struct go_func **sel, size_t n, bool pcsp)
+            const struct go_func **sel, size_t n, const char **inl,
+            size_t ninl, bool pcsp)
 {
   print_json_binary (f, b);
   fputs (",\n  \"functions\": [", f);
@@ -253,13 +297,15 @@ print_json (FILE *f, struct go_model *m, const struct go_bin *b,
       print_json_func (f, b, &fm, sel[i], pcsp, copies, ncopies);
       go_func_model_free (&fm);
     }
-  fputs (n ? "\n  ] }\n" : "] }\n", f);
-  return EXIT_OK;
+  fputs (n ? "\n  ]" : "]", f);
+  int ret = print_json_inlined_only (f, m, inl, ninl);
+  fputs (" }\n", f);
+  return ret;
 }
 
 static int
 print_text (FILE *f, struct go_model *m, const struct go_func **sel,
-            size_t n)
+            size_t n, const char **inl, size_t ninl)
 {
   for (size_t i = 0; i < n; i++)
     {
@@ -290,6 +336,24 @@ print_text (FILE *f, struct go_model *m, const struct go_func **sel,
       putc ('\n', f);
       go_func_model_free (&fm);
     }
+  /* Functions with inlined copies only: no entry, body, end, ABI.  */
+  for (size_t i = 0; i < ninl; i++)
+    {
+      const struct go_inline_copy *v;
+      size_t nc;
+      char *alias = probe_name (inl[i]);
+      if (alias == NULL || go_model_inline_copies (m, inl[i], &v, &nc) != 0)
+        {
+          if (alias == NULL)
+            error (0, errno, "%s", inl[i]);
+          free (alias);
+          return EXIT_ERROR;
+        }
+      fputs ("-        -        -        inlined    - ret ", f);
+      out_text_string (f, inl[i]);
+      fprintf (f, " go.func.%s [%zu inlined]\n", alias, nc);
+      free (alias);
+    }
   return EXIT_OK;
 }
 
@@ -301,7 +365,9 @@ cmd_list (int argc, char **argv)
     "List the functions of a Go binary (all, or those matching a GLOB)."
     "\vText columns: entry, body (after the stack check: where an entry "
     "probe belongs), end, ABI, number of RET instructions, name, file:line, "
-    "SystemTap probe alias."
+    "SystemTap probe alias, and the number of inlined copies; then the "
+    "functions that are inlined only (no out-of-line copy): '-' for the "
+    "addresses, ABI 'inlined'."
     "\n\nExit status: 0 success, 1 error or a GLOB that matched nothing, "
     "2 not a usable Go binary, 64 usage error.\n\n"
     "Examples:\n"
@@ -313,15 +379,13 @@ cmd_list (int argc, char **argv)
   struct go_bin b;
   const struct go_func **sel = NULL;
   struct go_model *m = NULL;
-  size_t n = 0;
+  const char **inl = NULL;
+  size_t n = 0, ninl = 0;
   int ret;
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     return EXIT_USAGE;
 
   ret = select_prepare (&b, a.sel.binary, 0, NULL);
-  if (ret != EXIT_OK)
-    goto out;
-  ret = select_functions (&b, &a.sel, NULL, 0, &sel, &n);
   if (ret != EXIT_OK)
     goto out;
   m = go_model_begin (&b);
@@ -330,8 +394,14 @@ cmd_list (int argc, char **argv)
       ret = EXIT_ERROR;
       goto out;
     }
-  ret = a.json ? print_json (stdout, m, &b, sel, n, a.pcsp)
-    : print_text (stdout, m, sel, n);
+  a.sel.model = m;
+  ret = select_functions (&b, &a.sel, NULL, 0, &sel, &n);
+  if (ret == EXIT_OK)
+    ret = select_inlined_only (&b, &a.sel, &inl, &ninl);
+  if (ret != EXIT_OK)
+    goto out;
+  ret = a.json ? print_json (stdout, m, &b, sel, n, inl, ninl, a.pcsp)
+    : print_text (stdout, m, sel, n, inl, ninl);
   if (ret != EXIT_OK)
     goto out;
   if (fflush (stdout) != 0 || ferror (stdout))
@@ -342,6 +412,7 @@ cmd_list (int argc, char **argv)
 out:
   go_model_end (m);
   free (sel);
+  free (inl);
   gobin_close (&b);
   return ret;
 }
