@@ -449,6 +449,15 @@ write_alias_body (FILE *f, const struct go_func_model *fm, bool ret,
   return true;
 }
 
+void
+write_inline_alias_body (FILE *f, const char *name,
+                         const struct go_func_model *fm,
+                         const struct go_inline_copy *c)
+{
+  static const struct go_layout zero;
+  inline_body (f, name, fm, c, &zero);
+}
+
 /* go_pair_ENTRY.stp: the entry probe of one function's pairing.  */
 static int
 write_pair (const struct go_func_model *fm, const struct go_layout *l,

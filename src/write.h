@@ -46,6 +46,12 @@ int write_funcs (struct go_model *m, const struct go_layout *l,
 bool write_alias_body (FILE *f, const struct go_func_model *fm, bool ret,
                        const char **why);
 
+/* The body write_funcs writes for the inlined copy C of the function
+   NAME (FM: its out-of-line function, or NULL), as write_alias_body.  */
+void write_inline_alias_body (FILE *f, const char *name,
+                              const struct go_func_model *fm,
+                              const struct go_inline_copy *c);
+
 /* A companion debug file for B, which has no DWARF, from its pclntab
    (write-companion.c): symbols, line table and call frames of every
    function, written to PATH atomically.  An exit status, after one line.  */

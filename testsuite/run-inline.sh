@@ -17,7 +17,13 @@
 #    fixture's count.stp places one probe per out-of-line function and
 #    one per inlined copy, as many as list --json reports;
 #    go.func.NAME.outofline places one, go.func.NAME.inlined one per copy,
-#    and a function inlined only has no .return alias.
+#    and a function inlined only has no .return alias;
+#  - `gostap run -p2` (the same translator): count.stp places as many
+#    probes; refused in one line before stap (exit 2): go.func.NAME.return
+#    of a function inlined only (naming its copies), an argument read in
+#    go.func.NAME where NAME has inlined copies (which set none) or is
+#    inlined only; passes: the argument in go.func.NAME.outofline,
+#    inlined_in and goid in go.func.NAME.inlined.
 # Exit: 0 pass, 1 a mismatch, 77 skip (no python3, llvm-dwarfdump or
 # stap), 99 hard error.
 # shellcheck source=test-subr.sh disable=SC2154
@@ -66,6 +72,23 @@ probes_p2 () {
   grep -c '^process(' "$tmp/p2.out" || true
 }
 
+# gostap run execs one program: the STAP command prefix in a script.
+printf '#!/bin/sh\nexec %s "$@"\n' "$STAP" > "$tmp/stap"
+chmod +x "$tmp/stap"
+export GOSTAP_STAP=$tmp/stap GOSTAP_TAPSETS=$tapsets
+
+# run_p2 WANT-STATUS WANT-STDERR-REGEX BIN SCRIPT-TEXT: gostap run -p2.
+run_p2 () {
+  local st=0
+  printf '%s\n' "$4" > "$tmp/run.stp"
+  XDG_CACHE_HOME=$tmp/xdg "$GOSTAP" run -t "$3" -p2 "$tmp/run.stp" > "$tmp/run.out" 2> "$tmp/run.err" || st=$?
+  if [ "$st" != "$1" ] || { [ -n "$2" ] && ! grep -Eq "$2" "$tmp/run.err"; }; then
+    fail "gostap run -p2 '$4' on $3: exit $st (want $1): $(head -c 400 "$tmp/run.err")"
+  elif [ "$1" = 2 ] && [ "$(wc -l < "$tmp/run.err")" != 1 ]; then
+    fail "gostap run -p2 '$4': not one line: $(head -c 400 "$tmp/run.err")"
+  fi
+}
+
 copies=0 nested=0 binaries=0 placed=0
 for v in $versions; do
   def=$(fixture "$v" default inline) || { fail "$def"; continue; }
@@ -101,6 +124,23 @@ for v in $versions; do
   if $STAP -p2 -I "$tapsets" -I "$tmp/gen-$v" "$tmp/ret.stp" > /dev/null 2>&1; then
     fail "go $v: go.func.main.mid.return resolved: main.mid is inlined only"
   fi
+
+  # gostap run, default and -s -w.
+  want=$(expected "$tmp/list.json" main.add main.sq main.mid 'main.(*acc).bump' main.callerC.func1 'main.Max*')
+  for bin in "$def" "$sw"; do
+    XDG_CACHE_HOME=$tmp/xdg "$GOSTAP" run -t "$bin" -p2 "$count_stp" > "$tmp/run.out" 2> "$tmp/run.err" ||
+      fail "go $v: gostap run -p2 count.stp on $bin: $(head -c 400 "$tmp/run.err")"
+    got=$(grep -c '^process(' "$tmp/run.out" || true)
+    [ "$got" = "$want" ] || fail "go $v: gostap run -p2 count.stp on $bin: $got probes, not $want"
+  done
+  run_p2 2 "^[^ ]*gostap: .*: go\.func\.main\.mid\.return: main\.mid is inlined only, 1 copies \(main\.callerB at 0x[0-9a-f]+\): an inlined copy has no return instruction" \
+    "$def" 'probe go.func.main.mid.return { println(1) }'
+  run_p2 2 "go\.func\.main\.add has no local 'a' on .*: an inlined copy \(3 of them\) sets no argument locals: go\.func\.main\.add\.outofline" \
+    "$def" 'probe go.func.main.add { println(a) }'
+  run_p2 2 "go\.func\.main\.mid has no local 'x' on .*: an inlined copy \(1 of them\) has no such local" \
+    "$def" 'probe go.func.main.mid { println(x) }'
+  run_p2 0 '' "$def" 'probe go.func.main.add.outofline { println(a, inlined) }'
+  run_p2 0 '' "$def" 'probe go.func.main.add.inlined, go.func.main.mid { println(inlined_in, goid, funcname, lineno) }'
 
   # -s -w: through the companion gen writes into gostap's cache.
   "$GOSTAP" gen "$sw" -o "$tmp/gensw-$v" 'main.*' 2> "$tmp/gen.err" || { fail "go $v: gen -s -w: $(cat "$tmp/gen.err")"; continue; }
