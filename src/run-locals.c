@@ -752,13 +752,28 @@ reason (struct check *c, struct alias_locals *a, const char *alias,
    name NAME; A: what its aliases set) that POINT matches: go.func.ALIAS
    (its out-of-line entry and its inlined copies), .outofline, .inlined,
    .return.  */
+static const char *const suffix[] = { "", ".outofline", ".inlined",
+  ".return" };
+
+/* Does POINT match an alias of go.func.ALIAS (suffix[])?  */
+static bool
+matches_alias (const char *point, const char *alias)
+{
+  for (size_t s = 0; s < sizeof suffix / sizeof suffix[0]; s++)
+    {
+      char full[1100];
+      snprintf (full, sizeof full, "%s%s", alias, suffix[s]);
+      if (run_script_match (point, full))
+        return true;
+    }
+  return false;
+}
+
 static int
 check_alias (struct check *c, const char *script, const char *point,
              const char *alias, const char *name, struct alias_locals *a,
              const struct tok *const *reads, size_t nreads)
 {
-  static const char *const suffix[] = { "", ".outofline", ".inlined",
-    ".return" };
   /* Per suffix, the bodies whose points it has.  */
   static const int kinds[][2] = { { AL_ENTRY, AL_INLINED },
     { AL_ENTRY, -1 }, { AL_INLINED, -1 }, { AL_RETURN, -1 } };
@@ -827,10 +842,7 @@ check_point (struct check *c, const char *script, const char *point,
         }
       /* Only a point that can match one of its aliases costs a look at
          the function's locals.  */
-      char any[1100];
-      snprintf (any, sizeof any, "%s.*", c->aliases[fi]);
-      if (!run_script_match (point, c->aliases[fi])
-          && !run_script_match (point, any))
+      if (!matches_alias (point, c->aliases[fi]))
         continue;
       struct alias_locals *a;
       int r = alias_locals (c, fi, &a);
@@ -851,7 +863,7 @@ check_point (struct check *c, const char *script, const char *point,
     {
       if (gobin_func_named (b, inl[i]) != NULL)
         continue;
-      char *p = probe_name (inl[i]), *alias = NULL, any[1100];
+      char *p = probe_name (inl[i]), *alias = NULL;
       if (p == NULL || asprintf (&alias, "go.func.%s", p) < 0)
         {
           free (p);
@@ -859,9 +871,8 @@ check_point (struct check *c, const char *script, const char *point,
           return EXIT_ERROR;
         }
       free (p);
-      snprintf (any, sizeof any, "%s.*", alias);
       int r = EXIT_OK;
-      if (run_script_match (point, alias) || run_script_match (point, any))
+      if (matches_alias (point, alias))
         {
           struct alias_locals a = { 0 };
           r = inline_locals (c, inl[i], NULL, NULL, &a);
