@@ -17,8 +17,9 @@
    call for its return alias when a script uses both; registers and g
    fields read without register() and go_goid().  3: arguments named as
    a global of SystemTap 4.8's tapsets the list lacked (BIO_WRITE,
-   VM_FAULT_MAJOR...) get a trailing '_'.  */
-#define WRITE_FORMAT 3
+   VM_FAULT_MAJOR...) get a trailing '_'.  4: inlined copies
+   (go.func.NAME.inlined, .outofline; the locals inlined, inlined_in).  */
+#define WRITE_FORMAT 4
 
 /* Each writes one file into DIR atomically; 0, or -1 with a message.  */
 int write_target (const struct go_bin *b, const struct go_layout *l,

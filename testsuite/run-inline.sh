@@ -120,6 +120,17 @@ for v in $versions; do
   echo 'probe go.func.main.add.inlined { printf("%s %s\n", funcname, inlined_in) }' > "$tmp/in.stp"
   got=$(probes_p2 "$tmp/gen-$v" "$tmp/in.stp")
   [ "$got" = $((want - 1)) ] || fail "go $v: go.func.main.add.inlined: $got probes, not $((want - 1))"
+  # stap's $NAME at an inlined copy: the inlined subroutine's parameter,
+  # where Go's DWARF locates it at the copy's first pc (mid's x, on every
+  # release checked), else stap's own clear error, never a value.
+  echo 'probe go.func.main.mid.inlined { println($x) }' > "$tmp/var.stp"
+  $STAP -p2 -I "$tapsets" -I "$tmp/gen-$v" "$tmp/var.stp" > /dev/null 2> "$tmp/var.err" ||
+    fail "go $v: \$x in go.func.main.mid.inlined: $(grep -m1 error "$tmp/var.err")"
+  echo 'probe go.func.main.add.inlined { println($a) }' > "$tmp/var.stp"
+  if ! $STAP -p2 -I "$tapsets" -I "$tmp/gen-$v" "$tmp/var.stp" > /dev/null 2> "$tmp/var.err" &&
+     ! grep -q 'not accessible at this address' "$tmp/var.err"; then
+    fail "go $v: \$a in go.func.main.add.inlined: $(grep -m1 error "$tmp/var.err")"
+  fi
   echo 'probe go.func.main.mid.return { }' > "$tmp/ret.stp"
   if $STAP -p2 -I "$tapsets" -I "$tmp/gen-$v" "$tmp/ret.stp" > /dev/null 2>&1; then
     fail "go $v: go.func.main.mid.return resolved: main.mid is inlined only"
