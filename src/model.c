@@ -342,6 +342,8 @@ go_model_inline_copies (struct go_model *m, const char *name,
   *n = 0;
   if (all_copies (m) != 0)
     return -1;
+  if (m->ncopies == 0)
+    return 0;
   if (name == NULL)
     {
       *v = m->copies;
