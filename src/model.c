@@ -134,6 +134,8 @@ tables (const struct go_bin *b, const struct go_func *f,
 {
   struct pcv file = { 0 }, line = { 0 }, sp = { 0 };
   uint64_t *pcs = NULL;
+  struct go_inline_copy *copies = NULL;
+  size_t ncopies = 0;
   int ret = EXIT_ERROR;
   uint64_t fend, lend;
   if (gobin_pcvalue_walk_to (b, f, f->pcfile, pcv_add, &file, &fend) != 0)
@@ -146,12 +148,17 @@ tables (const struct go_bin *b, const struct go_func *f,
     sp.n = 0;
   if (file.oom || line.oom || sp.oom)
     goto nomem;
-  /* Every pc where a row starts: the changes, the entry, the body and
-     the RETs.  */
-  size_t npcs = file.n + line.n + 3 + out->nrets, k = 0;
+  /* Every pc where a row starts: the changes, the entry, the body, the
+     RETs and the first pc of each inlined copy in the function (where
+     go.func.NAME.inlined probes).  */
+  if (gobin_inline_copies (b, f, &copies, &ncopies) != 0)
+    goto nomem;
+  size_t npcs = file.n + line.n + 3 + out->nrets + ncopies, k = 0;
   pcs = calloc (npcs, sizeof *pcs);
   if (pcs == NULL)
     goto nomem;
+  for (size_t i = 0; i < ncopies; i++)
+    pcs[k++] = copies[i].pc;
   for (size_t i = 0; i < file.n; i++)
     if (file.v[i].pc < out->lines_end)
       pcs[k++] = file.v[i].pc;
@@ -189,6 +196,7 @@ tables (const struct go_bin *b, const struct go_func *f,
 nomem:
   error (0, errno, "%s: %s", b->path, f->name);
 out:
+  free (copies);
   free (pcs);
   free (file.v);
   free (line.v);
