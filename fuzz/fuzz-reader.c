@@ -244,7 +244,16 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (m != NULL && write_check_probeable (&b) == EXIT_OK
       && gobin_runtime_layout (&b, &layout) == 0
       && write_target (&b, &layout, outdir) == 0)
-    write_funcs (m, &layout, sel, NULL, nsel, outdir);
+    {
+      /* Some names of inlined copies too (the inline trees of every
+         function are read for them).  */
+      const char *const *inl = NULL;
+      size_t ninl = 0;
+      if (go_model_inline_names (m, &inl, &ninl) != 0)
+        ninl = 0;
+      write_funcs (m, &layout, sel, NULL, nsel, inl, ninl < 16 ? ninl : 16,
+                   outdir);
+    }
   empty_dir (outdir);
   go_model_end (m);
 

@@ -164,7 +164,8 @@ cmd_gen (int argc, char **argv)
   bool *paired = NULL;
   struct run_script script = { 0 };
   struct go_model *m = NULL;
-  size_t n = 0;
+  const char **inl = NULL;
+  size_t n = 0, ninl = 0;
   int ret;
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     return EXIT_USAGE;
@@ -178,8 +179,17 @@ cmd_gen (int argc, char **argv)
     ret = EXIT_BADINPUT;
   if (ret != EXIT_OK)
     goto out;
+  m = go_model_begin (&b);
+  if (m == NULL)
+    {
+      ret = EXIT_ERROR;
+      goto out;
+    }
+  a.sel.model = m;
   ret = select_functions (&b, &a.sel, write_runtime_events,
                           write_nruntime_events, &sel, &n);
+  if (ret == EXIT_OK)
+    ret = select_inlined_only (&b, &a.sel, &inl, &ninl);
   if (ret != EXIT_OK)
     goto out;
   ret = EXIT_ERROR;
@@ -218,14 +228,14 @@ cmd_gen (int argc, char **argv)
       error (0, errno, "cannot create '%s'", a.outdir);
       goto out;
     }
-  m = go_model_begin (&b);
-  if (m == NULL || write_target (&b, &layout, a.outdir) != 0
-      || write_funcs (m, &layout, sel, paired, n, a.outdir) != 0)
+  if (write_target (&b, &layout, a.outdir) != 0
+      || write_funcs (m, &layout, sel, paired, n, inl, ninl, a.outdir) != 0)
     goto out;
   ret = EXIT_OK;
 out:
   go_model_end (m);
   free (sel);
+  free (inl);
   free (paired);
   run_script_free (&script);
   gobin_close (&b);

@@ -154,11 +154,36 @@ print_json_binary (FILE *f, const struct go_bin *b)
            gobin_dwarf_companion (b) ? "true" : "false");
 }
 
+/* The inlined copies of a function (go_model_inline_copies): each one's
+   first pc, the function it sits in, the pc of its call site, and the
+   copy it is inlined into (null: straight into the function).  */
+static void
+json_inlined (FILE *f, const struct go_inline_copy *v, size_t n)
+{
+  fputs (", \"inlined\": [", f);
+  for (size_t i = 0; i < n; i++)
+    {
+      fprintf (f, "%s{ \"pc\": \"%#" PRIx64 "\", \"in\": ", i ? ", " : "",
+               v[i].pc);
+      out_json_string (f, v[i].in->name);
+      fprintf (f, ", \"call_pc\": \"%#" PRIx64 "\", \"code\": %s",
+               v[i].parent_pc, v[i].has_code ? "true" : "false");
+      fputs (", \"nested_in\": ", f);
+      if (v[i].outer != NULL)
+        out_json_string (f, v[i].outer);
+      else
+        fputs ("null", f);
+      fputs (" }", f);
+    }
+  putc (']', f);
+}
+
 /* One function, from its model record.  */
 static void
 print_json_func (FILE *f, const struct go_bin *b,
                  const struct go_func_model *fm, const struct go_func *fn,
-                 bool pcsp)
+                 bool pcsp, const struct go_inline_copy *copies,
+                 size_t ncopies)
 {
   fputs ("{ \"name\": ", f);
   out_json_string (f, fm->name);
@@ -186,6 +211,7 @@ print_json_func (FILE *f, const struct go_bin *b,
   else
     fputs ("null", f);
   fprintf (f, ", \"line\": %" PRId32, fm->line);
+  json_inlined (f, copies, ncopies);
   if (pcsp)
     {
       /* The whole table, not only the probe sites of the model.  */
@@ -207,33 +233,87 @@ print_json_func (FILE *f, const struct go_bin *b,
   fputs (" }", f);
 }
 
+/* The functions with inlined copies only: name, probe, file and line
+   (of a copy's own code; the line from Go 1.20 on) and the copies.  */
+static int
+print_json_inlined_only (FILE *f, struct go_model *m, const char **inl,
+                         size_t ninl)
+{
+  fputs (",\n  \"inlined_only\": [", f);
+  for (size_t i = 0; i < ninl; i++)
+    {
+      const struct go_inline_copy *v;
+      size_t n;
+      char *alias = probe_name (inl[i]);
+      if (alias == NULL || go_model_inline_copies (m, inl[i], &v, &n) != 0)
+        {
+          if (alias == NULL)
+            error (0, errno, "%s", inl[i]);
+          free (alias);
+          return EXIT_ERROR;
+        }
+      const char *file = NULL;
+      int32_t line = 0;
+      for (size_t k = 0; k < n && file == NULL; k++)
+        if (v[k].file != NULL)
+          {
+            file = v[k].file;
+            line = v[k].start_line;
+          }
+      fputs (i ? ",\n    { \"name\": " : "\n    { \"name\": ", f);
+      out_json_string (f, inl[i]);
+      fprintf (f, ", \"probe\": \"go.func.%s\", \"file\": ", alias);
+      free (alias);
+      if (file != NULL)
+        out_json_string (f, file);
+      else
+        fputs ("null", f);
+      fprintf (f, ", \"line\": %" PRId32, line);
+      json_inlined (f, v, n);
+      fputs (" }", f);
+    }
+  fputs (ninl ? "\n  ]" : "]", f);
+  return EXIT_OK;
+}
+
 static int
 print_json (FILE *f, struct go_model *m, const struct go_bin *b,
-            const struct go_func **sel, size_t n, bool pcsp)
+            const struct go_func **sel, size_t n, const char **inl,
+            size_t ninl, bool pcsp)
 {
   print_json_binary (f, b);
   fputs (",\n  \"functions\": [", f);
   for (size_t i = 0; i < n; i++)
     {
       struct go_func_model fm;
+      const struct go_inline_copy *copies;
+      size_t ncopies;
+      if (go_model_inline_copies (m, sel[i]->name, &copies, &ncopies) != 0)
+        return EXIT_ERROR;
       int ret = go_model_func (m, sel[i], MODEL_SIGNATURE, &fm);
       if (ret != EXIT_OK)
         return ret;
       fputs (i ? ",\n    " : "\n    ", f);
-      print_json_func (f, b, &fm, sel[i], pcsp);
+      print_json_func (f, b, &fm, sel[i], pcsp, copies, ncopies);
       go_func_model_free (&fm);
     }
-  fputs (n ? "\n  ] }\n" : "] }\n", f);
-  return EXIT_OK;
+  fputs (n ? "\n  ]" : "]", f);
+  int ret = print_json_inlined_only (f, m, inl, ninl);
+  fputs (" }\n", f);
+  return ret;
 }
 
 static int
 print_text (FILE *f, struct go_model *m, const struct go_func **sel,
-            size_t n)
+            size_t n, const char **inl, size_t ninl)
 {
   for (size_t i = 0; i < n; i++)
     {
       struct go_func_model fm;
+      const struct go_inline_copy *copies;
+      size_t ncopies;
+      if (go_model_inline_copies (m, sel[i]->name, &copies, &ncopies) != 0)
+        return EXIT_ERROR;
       int ret = go_model_func (m, sel[i], 0, &fm);
       if (ret != EXIT_OK)
         return ret;
@@ -251,8 +331,28 @@ print_text (FILE *f, struct go_model *m, const struct go_func **sel,
         fprintf (f, " [%zu undecoded]", fm.undecoded->n);
       if (fm.alias != NULL)
         fprintf (f, " go.func.%s", fm.alias);
+      if (ncopies > 0)
+        fprintf (f, " [%zu inlined]", ncopies);
       putc ('\n', f);
       go_func_model_free (&fm);
+    }
+  /* Functions with inlined copies only: no entry, body, end, ABI.  */
+  for (size_t i = 0; i < ninl; i++)
+    {
+      const struct go_inline_copy *v;
+      size_t nc;
+      char *alias = probe_name (inl[i]);
+      if (alias == NULL || go_model_inline_copies (m, inl[i], &v, &nc) != 0)
+        {
+          if (alias == NULL)
+            error (0, errno, "%s", inl[i]);
+          free (alias);
+          return EXIT_ERROR;
+        }
+      fputs ("-        -        -        inlined    - ret ", f);
+      out_text_string (f, inl[i]);
+      fprintf (f, " go.func.%s [%zu inlined]\n", alias, nc);
+      free (alias);
     }
   return EXIT_OK;
 }
@@ -265,7 +365,9 @@ cmd_list (int argc, char **argv)
     "List the functions of a Go binary (all, or those matching a GLOB)."
     "\vText columns: entry, body (after the stack check: where an entry "
     "probe belongs), end, ABI, number of RET instructions, name, file:line, "
-    "SystemTap probe alias."
+    "SystemTap probe alias, and the number of inlined copies; then the "
+    "functions that are inlined only (no out-of-line copy): '-' for the "
+    "addresses, ABI 'inlined'."
     "\n\nExit status: 0 success, 1 error or a GLOB that matched nothing, "
     "2 not a usable Go binary, 64 usage error.\n\n"
     "Examples:\n"
@@ -277,15 +379,13 @@ cmd_list (int argc, char **argv)
   struct go_bin b;
   const struct go_func **sel = NULL;
   struct go_model *m = NULL;
-  size_t n = 0;
+  const char **inl = NULL;
+  size_t n = 0, ninl = 0;
   int ret;
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     return EXIT_USAGE;
 
   ret = select_prepare (&b, a.sel.binary, 0, NULL);
-  if (ret != EXIT_OK)
-    goto out;
-  ret = select_functions (&b, &a.sel, NULL, 0, &sel, &n);
   if (ret != EXIT_OK)
     goto out;
   m = go_model_begin (&b);
@@ -294,8 +394,14 @@ cmd_list (int argc, char **argv)
       ret = EXIT_ERROR;
       goto out;
     }
-  ret = a.json ? print_json (stdout, m, &b, sel, n, a.pcsp)
-    : print_text (stdout, m, sel, n);
+  a.sel.model = m;
+  ret = select_functions (&b, &a.sel, NULL, 0, &sel, &n);
+  if (ret == EXIT_OK)
+    ret = select_inlined_only (&b, &a.sel, &inl, &ninl);
+  if (ret != EXIT_OK)
+    goto out;
+  ret = a.json ? print_json (stdout, m, &b, sel, n, inl, ninl, a.pcsp)
+    : print_text (stdout, m, sel, n, inl, ninl);
   if (ret != EXIT_OK)
     goto out;
   if (fflush (stdout) != 0 || ferror (stdout))
@@ -306,6 +412,7 @@ cmd_list (int argc, char **argv)
 out:
   go_model_end (m);
   free (sel);
+  free (inl);
   gobin_close (&b);
   return ret;
 }

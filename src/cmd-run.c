@@ -191,14 +191,21 @@ named_functions (const struct go_bin *b, const struct run_script *s,
         return false;
       p += sizeof prefix - 1;
       bool found = add_aliased (b, p, l, &oom);
+      /* go.func.ALIAS.return, .outofline, .inlined: ALIAS's function.  */
+      static const char *const suffixes[] = { ret, ".outofline",
+        ".inlined" };
       size_t n = strlen (p);
-      if (n > sizeof ret - 1 && strcmp (p + n - (sizeof ret - 1), ret) == 0)
+      for (size_t k = 0; k < 3 && !found; k++)
         {
-          char *entry_alias = strndup (p, n - (sizeof ret - 1));
-          if (entry_alias == NULL)
-            return false;
-          found |= add_aliased (b, entry_alias, l, &oom);
-          free (entry_alias);
+          size_t sn = strlen (suffixes[k]);
+          if (n > sn && strcmp (p + n - sn, suffixes[k]) == 0)
+            {
+              char *entry_alias = strndup (p, n - sn);
+              if (entry_alias == NULL)
+                return false;
+              found |= add_aliased (b, entry_alias, l, &oom);
+              free (entry_alias);
+            }
         }
       if (!found)
         return false;
@@ -215,6 +222,86 @@ named_functions (const struct go_bin *b, const struct run_script *s,
   return true;
 }
 
+/* The functions of B with inlined copies only that S names (their
+   go.func.ALIAS or .inlined), into *INL (malloc'd); a point
+   go.func.ALIAS.return of one is refused in one line naming its copies
+   (an inlined copy has no return instruction).  An exit status.  */
+static int
+inlined_only (const struct go_bin *b, struct go_model *m,
+              const struct run_script *s, const char ***inlp, size_t *np)
+{
+  const char *const *names;
+  size_t nnames;
+  *inlp = NULL;
+  *np = 0;
+  if (go_model_inline_names (m, &names, &nnames) != 0)
+    return EXIT_ERROR;
+  const char **inl = calloc (nnames + 1, sizeof *inl);
+  if (inl == NULL)
+    {
+      error (0, errno, "calloc");
+      return EXIT_ERROR;
+    }
+  size_t n = 0;
+  int ret = EXIT_OK;
+  for (size_t i = 0; i < nnames && ret == EXIT_OK; i++)
+    {
+      bool out_of_line = false;
+      for (const struct go_func *f = gobin_func_named (b, names[i]);
+           f != NULL; f = gobin_next_named (b, f))
+        out_of_line |= !f->wrapper;
+      if (out_of_line)
+        continue;
+      char *alias = probe_name (names[i]);
+      if (alias == NULL)
+        {
+          error (0, errno, "%s", names[i]);
+          ret = EXIT_ERROR;
+          break;
+        }
+      if (run_script_uses_inlined (s, alias))
+        inl[n++] = names[i];
+      /* A return point written out for it (a wildcard may match none).  */
+      char full[1100];
+      snprintf (full, sizeof full, "go.func.%s.return", alias);
+      for (size_t k = 0; k < s->npatterns && ret == EXIT_OK; k++)
+        if (!s->matched[k] && strcmp (s->patterns[k], full) == 0)
+          {
+            const struct go_inline_copy *v;
+            size_t nc;
+            if (go_model_inline_copies (m, names[i], &v, &nc) != 0)
+              ret = EXIT_ERROR;
+            else
+              {
+                char where[300];
+                size_t w = 0;
+                where[0] = '\0';
+                for (size_t j = 0; j < nc && w + 80 < sizeof where; j++)
+                  w += (size_t) snprintf (where + w, sizeof where - w,
+                                          "%s%s at %#" PRIx64,
+                                          j ? ", " : "", v[j].in->name,
+                                          v[j].pc);
+                error (0, 0, "%s: %s: %s is inlined only, %zu copies (%s%s):"
+                       " an inlined copy has no return instruction to "
+                       "probe; go.func.%s fires at each copy's first "
+                       "instruction", s->path ? s->path : "the script",
+                       full, names[i], nc, where,
+                       w + 80 >= sizeof where ? ", ..." : "", alias);
+                ret = EXIT_BADINPUT;
+              }
+          }
+      free (alias);
+    }
+  if (ret != EXIT_OK)
+    {
+      free (inl);
+      return ret;
+    }
+  *inlp = inl;
+  *np = n;
+  return EXIT_OK;
+}
+
 /* Generate the tapsets SCRIPT needs for B into the cache; return the
    directory (malloc'd) and whether stap needs -g.  */
 static char *
@@ -224,6 +311,8 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
   char *dir = NULL, *tmp = NULL;
   struct go_model *m = NULL;
   struct func_list named = { NULL, 0, 0 };
+  const char **inl = NULL;
+  size_t ninl = 0;
   bool all = false;
   const struct go_func **sel = calloc (b->nfuncs, sizeof *sel);
   bool *paired = calloc (b->nfuncs, sizeof *paired);
@@ -276,6 +365,15 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
       paired[n] = pairs;
       sel[n++] = f;
     }
+  m = go_model_begin (b);
+  if (m == NULL)
+    goto out;
+  int r = inlined_only (b, m, s, &inl, &ninl);
+  if (r != EXIT_OK)
+    {
+      *status = r;
+      goto out;
+    }
   if (run_script_check_matched (s, b->probe_path) != 0)
     {
       *status = EXIT_BADINPUT;
@@ -290,9 +388,6 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
       *status = EXIT_BADINPUT;
       goto out;
     }
-  m = go_model_begin (b);
-  if (m == NULL)
-    goto out;
   /* Probes at addresses that start no line-table row need -g: RETs in
      Go's own DWARF, almost never in a companion debug file (which starts
      a row at every probe address: write-companion.c).  */
@@ -304,8 +399,21 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
            && k < sel[i]->code.rets.n; k++)
         *guru = !go_model_line_start (m, sel[i]->code.rets.v[k]);
     }
+  for (size_t i = 0; i < n + ninl && !*guru; i++)
+    {
+      const struct go_inline_copy *v;
+      size_t nc;
+      if (i < n && (sel[i]->dup_index != 0
+                    || write_is_runtime_event (sel[i]->name)))
+        continue;
+      if (go_model_inline_copies (m, i < n ? sel[i]->name : inl[i - n], &v,
+                                  &nc) != 0)
+        goto out;
+      for (size_t k = 0; k < nc && !*guru; k++)
+        *guru = !go_model_line_start (m, v[k].pc);
+    }
   if (write_target (b, &layout, tmp) != 0
-      || write_funcs (m, &layout, sel, paired, n, tmp) != 0)
+      || write_funcs (m, &layout, sel, paired, n, inl, ninl, tmp) != 0)
     goto out;
   if (run_cache_publish (tmp, dir, *guru) != 0)
     goto out;
@@ -314,6 +422,7 @@ out:
   go_model_end (m);
   run_cache_discard (tmp);
   free (sel);
+  free (inl);
   free (paired);
   free (named.v);
   if (*status != EXIT_OK)

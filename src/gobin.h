@@ -300,6 +300,7 @@ struct go_inlined
   const char *name;             /* the inlined function */
   uint64_t parent_pc;           /* a pc whose position is the call site */
   uint8_t funcid;
+  int32_t start_line;           /* of the inlined function (Go 1.20+; 0) */
 };
 /* The index of the innermost inlined call PC of F belongs to, or -1 (F's
    own code, or no inline tree).  */
@@ -311,6 +312,36 @@ void gobin_inline_prefetch (const struct go_bin *b, const struct go_func *f);
 /* Inlined call IDX of F; false when the record is missing or malformed. */
 bool gobin_inline_call (const struct go_bin *b, const struct go_func *f,
                         int32_t idx, struct go_inlined *call);
+/* One inlined copy of a function: record IDX of F's inline tree.  Its
+   first instruction is the lowest pc whose chain of records (the pc's
+   innermost record, its parent, ...) names IDX: the lowest pc of the
+   copy's own code and of the copies inlined into it.  A copy's code may
+   be in several pieces; the lowest pc is where DWARF's
+   DW_TAG_inlined_subroutine begins too (its low_pc, or the first of its
+   ranges), as Go writes those from the same table.  */
+struct go_inline_copy
+{
+  const char *name;             /* the inlined function */
+  const struct go_func *in;     /* the function the copy sits in */
+  int32_t idx;                  /* record in IN's inline tree */
+  int32_t parent;               /* record it is inlined into, or -1 */
+  const char *outer;            /* that record's function, or NULL */
+  uint64_t pc;                  /* first instruction (parent_pc when
+                                   !has_code) */
+  uint64_t parent_pc;           /* an instruction at the call site */
+  bool has_code;                /* some pc names the copy */
+  uint8_t funcid;
+  int32_t start_line;           /* the inlined function's first line (Go
+                                   1.20+), else 0 */
+  uint64_t own_pc;              /* the first pc of its own code (not of a
+                                   copy inlined into it), or 0 */
+  const char *file;             /* its source file: at own_pc, or NULL */
+};
+/* Every copy of F's inline tree into *OUT (malloc'd; NULL, 0 without
+   one), in record order; -1 when out of memory (nothing said), 0 else.
+   A malformed tree gives the copies that could be read.  */
+int gobin_inline_copies (const struct go_bin *b, const struct go_func *f,
+                         struct go_inline_copy **out, size_t *n);
 
 /* read-code.c: gobin_code_fini also frees what gobin_analyze found.  */
 int gobin_code_init (struct go_bin *b);

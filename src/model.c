@@ -20,6 +20,12 @@ struct go_model
   struct go_bin *b;
   struct go_params_ctx *params; /* DWARF index, built on first need */
   bool params_tried;
+  struct go_inline_copy *copies; /* every inlined copy, by name (first
+                                    need) */
+  size_t ncopies;
+  const char **names;           /* their names, each once, sorted */
+  size_t nnames;
+  bool copies_done;
 };
 
 struct go_model *
@@ -41,6 +47,8 @@ go_model_end (struct go_model *m)
   if (m == NULL)
     return;
   go_params_end (m->params);
+  free (m->copies);
+  free (m->names);
   free (m);
 }
 
@@ -126,6 +134,8 @@ tables (const struct go_bin *b, const struct go_func *f,
 {
   struct pcv file = { 0 }, line = { 0 }, sp = { 0 };
   uint64_t *pcs = NULL;
+  struct go_inline_copy *copies = NULL;
+  size_t ncopies = 0;
   int ret = EXIT_ERROR;
   uint64_t fend, lend;
   if (gobin_pcvalue_walk_to (b, f, f->pcfile, pcv_add, &file, &fend) != 0)
@@ -138,12 +148,17 @@ tables (const struct go_bin *b, const struct go_func *f,
     sp.n = 0;
   if (file.oom || line.oom || sp.oom)
     goto nomem;
-  /* Every pc where a row starts: the changes, the entry, the body and
-     the RETs.  */
-  size_t npcs = file.n + line.n + 3 + out->nrets, k = 0;
+  /* Every pc where a row starts: the changes, the entry, the body, the
+     RETs and the first pc of each inlined copy in the function (where
+     go.func.NAME.inlined probes).  */
+  if (gobin_inline_copies (b, f, &copies, &ncopies) != 0)
+    goto nomem;
+  size_t npcs = file.n + line.n + 3 + out->nrets + ncopies, k = 0;
   pcs = calloc (npcs, sizeof *pcs);
   if (pcs == NULL)
     goto nomem;
+  for (size_t i = 0; i < ncopies; i++)
+    pcs[k++] = copies[i].pc;
   for (size_t i = 0; i < file.n; i++)
     if (file.v[i].pc < out->lines_end)
       pcs[k++] = file.v[i].pc;
@@ -181,6 +196,7 @@ tables (const struct go_bin *b, const struct go_func *f,
 nomem:
   error (0, errno, "%s: %s", b->path, f->name);
 out:
+  free (copies);
   free (pcs);
   free (file.v);
   free (line.v);
@@ -258,4 +274,128 @@ bool
 go_model_line_start (struct go_model *m, uint64_t addr)
 {
   return go_params_is_line_start (params (m), addr);
+}
+
+static int
+compare_copy (const void *a, const void *b)
+{
+  const struct go_inline_copy *x = a, *y = b;
+  int c = strcmp (x->name, y->name);
+  if (c != 0)
+    return c;
+  if (x->in != y->in)
+    return x->in < y->in ? -1 : 1;
+  return (x->pc > y->pc) - (x->pc < y->pc);
+}
+
+/* Every inlined copy of the binary, sorted by name, then function (table
+   order), then pc.  */
+static int
+all_copies (struct go_model *m)
+{
+  if (m->copies_done)
+    return 0;
+  struct go_bin *b = m->b;
+  size_t cap = 0;
+  for (size_t i = 0; i < b->nfuncs; i++)
+    {
+      const struct go_func *f = &b->funcs[i];
+      if (f->wrapper || strncmp (f->name, "go:", 3) == 0)
+        continue;
+      struct go_inline_copy *v;
+      size_t n;
+      if (gobin_inline_copies (b, f, &v, &n) != 0)
+        goto nomem;
+      if (m->ncopies + n > cap)
+        {
+          size_t c2 = cap ? 2 * cap : 256;
+          while (c2 < m->ncopies + n)
+            c2 *= 2;
+          struct go_inline_copy *w = reallocarray (m->copies, c2,
+                                                   sizeof *w);
+          if (w == NULL)
+            {
+              free (v);
+              goto nomem;
+            }
+          m->copies = w;
+          cap = c2;
+        }
+      if (n > 0)
+        memcpy (m->copies + m->ncopies, v, n * sizeof *v);
+      m->ncopies += n;
+      free (v);
+    }
+  if (m->ncopies > 1)
+    qsort (m->copies, m->ncopies, sizeof *m->copies, compare_copy);
+  m->names = calloc (m->ncopies + 1, sizeof *m->names);
+  if (m->names == NULL)
+    goto nomem;
+  for (size_t i = 0; i < m->ncopies; i++)
+    if (m->nnames == 0
+        || strcmp (m->names[m->nnames - 1], m->copies[i].name) != 0)
+      m->names[m->nnames++] = m->copies[i].name;
+  m->copies_done = true;
+  return 0;
+nomem:
+  error (0, errno, "%s: the inline trees", b->path);
+  return -1;
+}
+
+int
+go_model_inline_copies (struct go_model *m, const char *name,
+                        const struct go_inline_copy **v, size_t *n)
+{
+  *v = NULL;
+  *n = 0;
+  if (all_copies (m) != 0)
+    return -1;
+  if (m->ncopies == 0)
+    return 0;
+  if (name == NULL)
+    {
+      *v = m->copies;
+      *n = m->ncopies;
+      return 0;
+    }
+  /* The first copy of NAME: a binary search in the sorted table.  */
+  size_t lo = 0, hi = m->ncopies;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (strcmp (m->copies[mid].name, name) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  size_t k = lo;
+  while (k < m->ncopies && strcmp (m->copies[k].name, name) == 0)
+    k++;
+  *v = m->copies + lo;
+  *n = k - lo;
+  return 0;
+}
+
+bool
+go_model_described (struct go_model *m, const struct go_func *f)
+{
+  return go_params_has_subprogram (params (m), f->entry);
+}
+
+const char *
+go_model_binary (const struct go_model *m)
+{
+  return m->b->probe_path;
+}
+
+int
+go_model_inline_names (struct go_model *m, const char *const **v, size_t *n)
+{
+  *v = NULL;
+  *n = 0;
+  if (all_copies (m) != 0)
+    return -1;
+  *v = m->names;
+  *n = m->nnames;
+  return 0;
 }

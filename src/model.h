@@ -96,6 +96,25 @@ int go_model_func (struct go_model *m, const struct go_func *f,
                    unsigned parts, struct go_func_model *out);
 void go_func_model_free (struct go_func_model *fm);
 
+/* The inlined copies of the function named NAME (gobin_inline_copies)
+   in every function of the binary, by function (table order), then pc,
+   into *V (owned by M) and *N; with NAME NULL, every copy of the binary,
+   sorted by name first.  0, or -1 after a message (out of memory).  The
+   table is made on the first call: every function's inline tree.  */
+int go_model_inline_copies (struct go_model *m, const char *name,
+                            const struct go_inline_copy **v, size_t *n);
+
+/* The names of every inlined copy of the binary, each once, sorted (see
+   go_model_inline_copies).  */
+int go_model_inline_names (struct go_model *m, const char *const **v,
+                           size_t *n);
+
+/* The binary's path as process("...") takes it.  */
+const char *go_model_binary (const struct go_model *m);
+
+/* Does DWARF describe F (a statement probe in it resolves)?  */
+bool go_model_described (struct go_model *m, const struct go_func *f);
+
 /* Does a row of the DWARF line table start at ADDR (a probe there needs
    no stap -g)?  */
 bool go_model_line_start (struct go_model *m, uint64_t addr);

@@ -15,6 +15,8 @@
 
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "gobin.h"
 
 enum
@@ -71,5 +73,131 @@ gobin_inline_call (const struct go_bin *b, const struct go_func *f,
   call->name = gobin_funcname (b, (uint32_t) nameoff);
   call->funcid = rec[v120 ? 0 : 2];
   call->parent_pc = f->entry + (uint64_t) parent_pc;
+  call->start_line = v120 ? s32 (rec + 12) : 0;
   return call->name != NULL;
+}
+
+/* The copies of F's inline tree (gobin_inline_copies).  */
+struct copies
+{
+  struct go_inline_copy *v;
+  size_t n;                     /* records known: highest index + 1 */
+  bool oom;
+};
+
+/* Make room for record IDX (marking the new ones as not yet seen).  */
+static bool
+copies_grow (struct copies *c, int32_t idx)
+{
+  if ((size_t) idx < c->n)
+    return true;
+  struct go_inline_copy *v = reallocarray (c->v, (size_t) idx + 1,
+                                           sizeof *v);
+  if (v == NULL)
+    {
+      c->oom = true;
+      return false;
+    }
+  for (size_t i = c->n; i <= (size_t) idx; i++)
+    v[i] = (struct go_inline_copy) { .idx = (int32_t) i, .parent = -2 };
+  c->v = v;
+  c->n = (size_t) idx + 1;
+  return true;
+}
+
+/* A change of the inline tree index table: from PC on, VALUE.  The walk
+   goes up in pc, so the first pc that names a record is its lowest.  */
+static void
+copies_visit (uint64_t pc, int32_t value, void *arg)
+{
+  struct copies *c = arg;
+  if (value < 0 || value > 0xffff || !copies_grow (c, value))
+    return;
+  if (!c->v[value].has_code)
+    {
+      c->v[value].has_code = true;
+      c->v[value].pc = pc;
+      /* The copy's own code starts here (the parent pass below may
+         lower pc, not this): where its file is read.  */
+      c->v[value].own_pc = pc;
+    }
+}
+
+int
+gobin_inline_copies (const struct go_bin *b, const struct go_func *f,
+                     struct go_inline_copy **out, size_t *nout)
+{
+  struct copies c = { NULL, 0, false };
+  *out = NULL;
+  *nout = 0;
+  uint32_t table = gobin_pcdata (b, f, PCDATA_INLTREEINDEX);
+  if (table == 0 || b->pcln_ver < GO_PCLN_116)
+    return 0;
+  if (gobin_pcvalue_walk (b, f, table, copies_visit, &c) != 0 || c.oom)
+    {
+      free (c.v);
+      return c.oom ? -1 : 0;    /* a malformed table: no copies */
+    }
+  /* Each record's parent (the record at its call site), and the records
+     only a parent chain names; the chain is walked for every record, so
+     each ancestor also takes the lowest pc of its descendants: a copy's
+     first instruction may be one of a function inlined into it.  */
+  for (size_t i = 0; i < c.n && !c.oom; i++)
+    {
+      struct go_inlined call;
+      if (!gobin_inline_call (b, f, (int32_t) i, &call))
+        {
+          c.v[i].name = NULL;   /* unreadable: dropped below */
+          c.v[i].parent = -1;
+          continue;
+        }
+      c.v[i].name = call.name;
+      c.v[i].funcid = call.funcid;
+      c.v[i].start_line = call.start_line > 0 ? call.start_line : 0;
+      c.v[i].parent_pc = call.parent_pc;
+      int32_t p = gobin_inline_index (b, f, call.parent_pc);
+      /* A parent comes before its children in Go's tree: anything else
+         would be a cycle.  */
+      c.v[i].parent = p >= 0 && (size_t) p < i ? p : -1;
+    }
+  if (c.oom)
+    {
+      free (c.v);
+      return -1;
+    }
+  /* Children have higher indices than their parents: from the last
+     record down, pass each first pc to the parent.  */
+  for (size_t i = c.n; i-- > 0;)
+    {
+      int32_t p = c.v[i].parent;
+      if (p < 0 || !c.v[i].has_code)
+        continue;
+      if (!c.v[p].has_code || c.v[i].pc < c.v[p].pc)
+        {
+          c.v[p].has_code = true;
+          c.v[p].pc = c.v[i].pc;
+        }
+    }
+  size_t k = 0;
+  for (size_t i = 0; i < c.n; i++)
+    {
+      struct go_inline_copy *x = &c.v[i];
+      if (x->name == NULL)
+        continue;
+      /* A copy with no instruction of its own (its body optimized away)
+         is reached where the call was: the instruction at parentPc.  */
+      if (!x->has_code)
+        x->pc = x->parent_pc;
+      x->outer = x->parent >= 0 ? c.v[x->parent].name : NULL;
+      int32_t fno;
+      x->file = NULL;
+      if (x->own_pc != 0 && f->pcfile != 0
+          && gobin_pcvalue (b, f, f->pcfile, x->own_pc, &fno))
+        x->file = gobin_file_name (b, f, fno);
+      x->in = f;
+      c.v[k++] = *x;
+    }
+  *out = c.v;
+  *nout = k;
+  return 0;
 }

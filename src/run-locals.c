@@ -409,7 +409,9 @@ every_alias_sets (const char *name, size_t n)
 {
   return (n == 8 && strncmp (name, "funcname", 8) == 0)
     || (n == 8 && strncmp (name, "filename", 8) == 0)
-    || (n == 6 && strncmp (name, "lineno", 6) == 0);
+    || (n == 6 && strncmp (name, "lineno", 6) == 0)
+    || (n == 7 && strncmp (name, "inlined", 7) == 0)
+    || (n == 10 && strncmp (name, "inlined_in", 10) == 0);
 }
 
 /* ---- what a handler reads ---------------------------------------------- */
@@ -555,13 +557,16 @@ done:
 /* ---- what an alias sets ------------------------------------------------ */
 
 /* One function's aliases, as far as looked at.  */
+enum { AL_ENTRY, AL_RETURN, AL_INLINED, AL_N };
 struct alias_locals
 {
   bool done;
-  bool exists[2];               /* [0] entry alias, [1] return alias */
-  char *body[2];                /* write_alias_body's text */
-  char *why[2];                 /* why it sets no argument/result locals */
+  bool exists[AL_N];            /* the entry alias (.outofline), the return
+                                   alias, the inlined copies' alias */
+  char *body[AL_N];             /* write_alias_body's text */
+  char *why[AL_N];              /* why it sets no argument/result locals */
   bool abi0;
+  size_t ncopies;               /* inlined copies */
 };
 
 /* Does BODY (an alias body) assign NAME (N bytes)?  */
@@ -623,6 +628,36 @@ struct check
   struct alias_locals *al;      /* per function */
 };
 
+/* The body of the inlined copies' alias of the function NAME into A
+   (none when it has no copies, or when F, its out-of-line function, is
+   not the first of its name or is a runtime event: write_funcs).  */
+static int
+inline_locals (struct check *c, const char *name,
+               const struct go_func_model *fm, const struct go_func *f,
+               struct alias_locals *a)
+{
+  const struct go_inline_copy *v;
+  size_t n;
+  if (f != NULL && (f->dup_index != 0 || write_is_runtime_event (name)))
+    return EXIT_OK;
+  if (c->m == NULL && (c->m = go_model_begin (c->b)) == NULL)
+    return EXIT_ERROR;
+  if (go_model_inline_copies (c->m, name, &v, &n) != 0)
+    return EXIT_ERROR;
+  if (n == 0)
+    return EXIT_OK;
+  size_t size = 0;
+  FILE *m = open_memstream (&a->body[AL_INLINED], &size);
+  if (m == NULL)
+    return EXIT_ERROR;
+  write_inline_alias_body (m, name, fm, &v[0]);
+  if (fclose (m) != 0)
+    return EXIT_ERROR;
+  a->exists[AL_INLINED] = true;
+  a->ncopies = n;
+  return EXIT_OK;
+}
+
 static int
 alias_locals (struct check *c, size_t fi, struct alias_locals **out)
 {
@@ -657,6 +692,8 @@ alias_locals (struct check *c, size_t fi, struct alias_locals **out)
             r = EXIT_ERROR;
         }
     }
+  if (r == EXIT_OK)
+    r = inline_locals (c, f->name, &fm, f, a);
   go_func_model_free (&fm);
   if (r != EXIT_OK)
     error (0, errno, "out of memory");
@@ -664,20 +701,37 @@ alias_locals (struct check *c, size_t fi, struct alias_locals **out)
   return r;
 }
 
-/* Why alias RET of function FI has no local NAME (N bytes): into OUT.  */
+/* Why alias KIND (AL_*) of A, go.func.ALIAS, has no local NAME (N bytes):
+   into OUT.  */
 static void
-reason (struct check *c, size_t fi, bool ret, const char *name, size_t n,
-        char *out, size_t size)
+reason (struct check *c, struct alias_locals *a, const char *alias,
+        int kind, const char *name, size_t n, char *out, size_t size)
 {
-  struct alias_locals *a = &c->al[fi];
+  bool ret = kind == AL_RETURN;
   bool g = (n == 4 && strncmp (name, "goid", 4) == 0)
     || (n == 11 && strncmp (name, "go_entry_ns", 11) == 0)
     || (n == 13 && strncmp (name, "go_latency_ns", 13) == 0);
-  if (g && a->abi0)
+  if (kind == AL_INLINED && a->exists[AL_ENTRY]
+      && body_sets (a->body[AL_ENTRY], name, n))
+    snprintf (out, size, "an inlined copy (%zu of them) sets no argument "
+              "locals: %s.outofline (the out-of-line calls) has them, and "
+              "stap's $%.*s reads an inlined copy's where Go's DWARF "
+              "locates it", a->ncopies, alias, (int) n, name);
+  else if (kind == AL_INLINED && a->exists[AL_RETURN]
+           && body_sets (a->body[AL_RETURN], name, n))
+    snprintf (out, size, "it is a local of %s.return only", alias);
+  else if (kind == AL_INLINED)
+    {
+      char list[200];
+      body_list (a->body[kind], list, sizeof list);
+      snprintf (out, size, "an inlined copy (%zu of them) has no such "
+                "local (its locals: %s)", a->ncopies, list);
+    }
+  else if (g && a->abi0)
     snprintf (out, size, "ABI0 code keeps no g in a register: no goid%s",
               ret ? ", no pairing" : "");
   else if (a->exists[!ret] && body_sets (a->body[!ret], name, n))
-    snprintf (out, size, "it is a local of %s%s only", c->aliases[fi],
+    snprintf (out, size, "it is a local of %s%s only", alias,
               ret ? "" : ".return");
   else if (a->why[ret] != NULL && gobin_dwarf_companion (c->b))
     snprintf (out, size, "no DWARF types, so no %s locals (the build used "
@@ -692,6 +746,65 @@ reason (struct check *c, size_t fi, bool ret, const char *name, size_t n,
       snprintf (out, size, "no %s of that name (its locals: %s)",
                 ret ? "result" : "argument", list);
     }
+}
+
+/* Check READS against the aliases of one function, go.func.ALIAS (Go
+   name NAME; A: what its aliases set) that POINT matches: go.func.ALIAS
+   (its out-of-line entry and its inlined copies), .outofline, .inlined,
+   .return.  */
+static const char *const suffix[] = { "", ".outofline", ".inlined",
+  ".return" };
+
+/* Does POINT match an alias of go.func.ALIAS (suffix[])?  */
+static bool
+matches_alias (const char *point, const char *alias)
+{
+  for (size_t s = 0; s < sizeof suffix / sizeof suffix[0]; s++)
+    {
+      char full[1100];
+      snprintf (full, sizeof full, "%s%s", alias, suffix[s]);
+      if (run_script_match (point, full))
+        return true;
+    }
+  return false;
+}
+
+static int
+check_alias (struct check *c, const char *script, const char *point,
+             const char *alias, const char *name, struct alias_locals *a,
+             const struct tok *const *reads, size_t nreads)
+{
+  /* Per suffix, the bodies whose points it has.  */
+  static const int kinds[][2] = { { AL_ENTRY, AL_INLINED },
+    { AL_ENTRY, -1 }, { AL_INLINED, -1 }, { AL_RETURN, -1 } };
+  for (size_t s = 0; s < sizeof suffix / sizeof suffix[0]; s++)
+    {
+      char full[1100];
+      snprintf (full, sizeof full, "%s%s", alias, suffix[s]);
+      if (!run_script_match (point, full))
+        continue;
+      for (int k = 0; k < 2; k++)
+        {
+          int kind = kinds[s][k];
+          if (kind < 0 || !a->exists[kind])
+            continue;
+          for (size_t i = 0; i < nreads; i++)
+            {
+              const struct tok *t = reads[i];
+              if (body_sets (a->body[kind], t->p, t->n))
+                continue;
+              char why[500];
+              reason (c, a, alias, kind, t->p, t->n, why, sizeof why);
+              bool same = strcmp (name, alias + 8) == 0;
+              error (0, 0, "%s:%d: %s%s%s%s has no local '%.*s' on %s: %s",
+                     script, t->line, full, same ? "" : " (",
+                     same ? "" : name, same ? "" : ")", (int) t->n, t->p,
+                     c->b->probe_path, why);
+              return EXIT_BADINPUT;
+            }
+        }
+    }
+  return EXIT_OK;
 }
 
 /* Check the handler's READS against every alias POINT (a go.func pattern,
@@ -727,42 +840,50 @@ check_point (struct check *c, const char *script, const char *point,
             }
           free (alias);
         }
-      char *full;
-      if (asprintf (&full, "%s.return", c->aliases[fi]) < 0)
+      /* Only a point that can match one of its aliases costs a look at
+         the function's locals.  */
+      if (!matches_alias (point, c->aliases[fi]))
+        continue;
+      struct alias_locals *a;
+      int r = alias_locals (c, fi, &a);
+      if (r == EXIT_OK)
+        r = check_alias (c, script, point, c->aliases[fi], f->name, a,
+                         reads, nreads);
+      if (r != EXIT_OK)
+        return r;
+    }
+  /* The functions that are inlined only.  */
+  if (c->m == NULL && (c->m = go_model_begin (c->b)) == NULL)
+    return EXIT_ERROR;
+  const char *const *inl;
+  size_t ninl;
+  if (go_model_inline_names (c->m, &inl, &ninl) != 0)
+    return EXIT_ERROR;
+  for (size_t i = 0; i < ninl; i++)
+    {
+      if (gobin_func_named (b, inl[i]) != NULL)
+        continue;
+      char *p = probe_name (inl[i]), *alias = NULL;
+      if (p == NULL || asprintf (&alias, "go.func.%s", p) < 0)
         {
+          free (p);
           error (0, errno, "out of memory");
           return EXIT_ERROR;
         }
-      for (int ret = 0; ret < 2; ret++)
+      free (p);
+      int r = EXIT_OK;
+      if (matches_alias (point, alias))
         {
-          if (!run_script_match (point, ret ? full : c->aliases[fi]))
-            continue;
-          struct alias_locals *a;
-          int r = alias_locals (c, fi, &a);
-          if (r != EXIT_OK)
-            {
-              free (full);
-              return r;
-            }
-          if (!a->exists[ret])
-            continue;
-          for (size_t k = 0; k < nreads; k++)
-            {
-              const struct tok *t = reads[k];
-              if (body_sets (a->body[ret], t->p, t->n))
-                continue;
-              char why[400];
-              reason (c, fi, ret, t->p, t->n, why, sizeof why);
-              bool same = strcmp (f->name, c->aliases[fi] + 8) == 0;
-              error (0, 0, "%s:%d: %s%s%s%s has no local '%.*s' on %s: %s",
-                     script, t->line, ret ? full : c->aliases[fi],
-                     same ? "" : " (", same ? "" : f->name, same ? "" : ")",
-                     t->n, t->p, b->probe_path, why);
-              free (full);
-              return EXIT_BADINPUT;
-            }
+          struct alias_locals a = { 0 };
+          r = inline_locals (c, inl[i], NULL, NULL, &a);
+          if (r == EXIT_OK)
+            r = check_alias (c, script, point, alias, inl[i], &a, reads,
+                             nreads);
+          free (a.body[AL_INLINED]);
         }
-      free (full);
+      free (alias);
+      if (r != EXIT_OK)
+        return r;
     }
   return EXIT_OK;
 }
@@ -889,7 +1010,7 @@ out:
   for (size_t i = 0; c.aliases != NULL && i < b->nfuncs; i++)
     free (c.aliases[i]);
   for (size_t i = 0; c.al != NULL && i < b->nfuncs; i++)
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < AL_N; k++)
       {
         free (c.al[i].body[k]);
         free (c.al[i].why[k]);

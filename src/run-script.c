@@ -230,21 +230,42 @@ bool
 run_script_uses (const struct run_script *s, const char *alias, bool *ret,
                  bool *pairs)
 {
-  char full[1024], fr[1100];
+  char full[1024], fr[1100], fo[1100], fi[1100];
   bool any = false, sure_entry = false;
   *ret = false;
   snprintf (full, sizeof full, "go.func.%s", alias);
   snprintf (fr, sizeof fr, "%s.return", full);
+  snprintf (fo, sizeof fo, "%s.outofline", full);
+  snprintf (fi, sizeof fi, "%s.inlined", full);
   for (size_t i = 0; i < s->npatterns; i++)
     {
-      if (match_components (s->patterns[i], full))
+      /* The entry alias and its out-of-line part record the entry for
+         the return alias; the inlined copies' alias does not.  */
+      if (match_components (s->patterns[i], full)
+          || match_components (s->patterns[i], fo))
         {
           any = s->matched[i] = true;
           sure_entry |= !s->uncertain[i];
         }
+      if (match_components (s->patterns[i], fi))
+        any = s->matched[i] = true;
       if (match_components (s->patterns[i], fr))
         any = *ret = s->matched[i] = true;
     }
   *pairs = sure_entry && *ret;
+  return any;
+}
+
+bool
+run_script_uses_inlined (const struct run_script *s, const char *alias)
+{
+  char full[1024], fi[1100];
+  bool any = false;
+  snprintf (full, sizeof full, "go.func.%s", alias);
+  snprintf (fi, sizeof fi, "%s.inlined", full);
+  for (size_t i = 0; i < s->npatterns; i++)
+    if (match_components (s->patterns[i], full)
+        || match_components (s->patterns[i], fi))
+      any = s->matched[i] = true;
   return any;
 }

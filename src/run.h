@@ -108,14 +108,17 @@ int run_runtime_hint (bool write);
 int run_read_script (struct run_script *s, const char *path,
                      const char *inline_text);
 void run_script_free (struct run_script *s);
-/* Does the script name the entry alias go.func.ALIAS (*RET false) or its
-   return alias (*RET true)?  Marks the patterns that matched.  *PAIRS:
+/* Does the script name the entry alias go.func.ALIAS (or its parts
+   .outofline and .inlined; *RET false) or its return alias (*RET true)?  Marks the patterns that matched.  *PAIRS:
    it names both, the entry in a probe whose handler surely runs at every
    call (no condition, no preprocessor branch, not an alias definition):
    then the entry alias can record the calls for the return alias
    (write_funcs).  */
 bool run_script_uses (const struct run_script *s, const char *alias,
                       bool *ret, bool *pairs);
+/* The same for a function with inlined copies only (select_inlined_only),
+   whose aliases are go.func.ALIAS and go.func.ALIAS.inlined.  */
+bool run_script_uses_inlined (const struct run_script *s, const char *alias);
 /* Does the probe point PATTERN ("go.func.main.*") name ALIAS
    ("go.func.main.add", "go.func.main.add.return"), as stap matches
    them, component by component?  */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "model.h"
 #include "select.h"
 #include "write.h"
 
@@ -127,6 +128,13 @@ select_functions (struct go_bin *b, const struct select_args *a,
           goto out;
         }
     }
+  /* Names that only inlined copies have.  */
+  const char *const *inl = NULL;
+  size_t ninl = 0;
+  if (a->model != NULL && go_model_inline_names (a->model, &inl, &ninl) != 0)
+    goto out;
+  for (size_t i = 0; i < ninl; i++)
+    name_matches (a->globs, a->nglobs, inl[i], used);
   for (int i = 0; i < a->nglobs; i++)
     if (!used[i])
       {
@@ -158,4 +166,42 @@ select_prepare (struct go_bin *b, const char *path, unsigned needs,
       && gobin_runtime_layout (b, layout) != 0)
     ret = EXIT_BADINPUT;
   return ret;
+}
+
+int
+select_inlined_only (const struct go_bin *b, const struct select_args *a,
+                     const char ***namesp, size_t *np)
+{
+  const char *const *inl;
+  size_t ninl;
+  *namesp = NULL;
+  *np = 0;
+  if (a->model == NULL)
+    return EXIT_OK;
+  if (go_model_inline_names (a->model, &inl, &ninl) != 0)
+    return EXIT_ERROR;
+  const char **v = calloc (ninl + 1, sizeof *v);
+  bool *used = calloc ((size_t) a->nglobs + 1, sizeof *used);
+  if (v == NULL || used == NULL)
+    {
+      error (0, errno, "calloc");
+      free (v);
+      free (used);
+      return EXIT_ERROR;
+    }
+  size_t n = 0;
+  for (size_t i = 0; i < ninl; i++)
+    {
+      bool out_of_line = false;
+      for (const struct go_func *f = gobin_func_named (b, inl[i]); f != NULL;
+           f = gobin_next_named (b, f))
+        out_of_line |= !f->wrapper;
+      if (!out_of_line
+          && name_matches (a->globs, a->nglobs, inl[i], used))
+        v[n++] = inl[i];
+    }
+  free (used);
+  *namesp = v;
+  *np = n;
+  return EXIT_OK;
 }

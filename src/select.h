@@ -8,11 +8,15 @@
 
 #include "gobin.h"
 
+struct go_model;
 struct select_args
 {
   const char *binary;
   char **globs;
   int nglobs;
+  /* When set: a GLOB that names only functions with no out-of-line copy,
+     only inlined ones, selects those (select_inlined_only).  */
+  struct go_model *model;
 };
 
 /* What a command needs of a binary before it selects and writes, in the
@@ -38,6 +42,13 @@ error_t select_parse (struct select_args *a, int key, char *arg,
 int select_functions (struct go_bin *b, const struct select_args *a,
                       const char *const *also, size_t nalso,
                       const struct go_func ***sel, size_t *n);
+
+/* The names of the functions of B with inlined copies (in A's model) and
+   no out-of-line function, which match a GLOB of A (all without GLOBs),
+   sorted, into *NAMES (malloc'd, the strings are the binary's).  An exit
+   status after one line.  */
+int select_inlined_only (const struct go_bin *b, const struct select_args *a,
+                         const char ***names, size_t *n);
 
 /* Sort the N functions of V (pointers into one go_bin's table) into table
    order, which is address order, and drop repeats; the number left.  */

@@ -27,6 +27,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <error.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -172,6 +173,7 @@ entry_body (FILE *f, const struct go_func_model *fm,
 {
   fputs ("{\n", f);
   source_locals (f, fm);
+  fputs ("  inlined = 0\n  inlined_in = \"\"\n", f);
   if (fm->abi == GO_ABI_INTERNAL)
     goid_line (f, l);
   else
@@ -263,6 +265,7 @@ by_name_body (FILE *f, const struct go_func_model *fm,
 {
   fputs ("{\n", f);
   source_locals (f, fm);
+  fputs ("  inlined = 0\n  inlined_in = \"\"\n", f);
   if (fm->abi == GO_ABI_INTERNAL)
     goid_line (f, l);
   fputs ("}\n", f);
@@ -290,11 +293,86 @@ write_by_name (FILE *f, const struct go_func_model *fm,
   stp_string (f, sym);
   fputs (")\n", f);
   by_name_body (f, fm, l);
+  fprintf (f, "probe go.func.%s.outofline = go.func.%s { }\n", fm->alias,
+           fm->alias);
+}
+
+/* The body of the alias of the inlined copies of NAME in function IN:
+   no argument locals (an inlined copy has no ABI of its own: its
+   arguments are wherever the caller's code keeps them; stap's $NAME reads
+   them where Go's DWARF locates them).  FM: the out-of-line function of
+   that name, whose file and line are NAME's, or NULL (then from the
+   copy).  */
+static void
+inline_body (FILE *f, const char *name, const struct go_func_model *fm,
+             const struct go_inline_copy *c, const struct go_layout *l)
+{
+  fputs ("{\n  funcname = ", f);
+  stp_string (f, name);
+  const char *file = fm != NULL ? fm->file : c->file;
+  int32_t line = fm != NULL ? fm->line : c->start_line;
+  fputs ("\n  filename = ", f);
+  stp_string (f, file != NULL ? file : "");
+  fprintf (f, "\n  lineno = %" PRId32 "\n",
+           file != NULL && line > 0 ? line : 0);
+  fputs ("  inlined = 1\n  inlined_in = ", f);
+  stp_string (f, c->in->name);
+  putc ('\n', f);
+  if (c->in->abi == GO_ABI_INTERNAL)
+    goid_line (f, l);
+  fputs ("}\n", f);
+}
+
+/* The aliases of the N inlined copies V of the function NAME (sorted by
+   the function they sit in, then pc): go.func.ALIAS.inlined, one
+   definition a function they sit in (each sets its own inlined_in; stap
+   merges the definitions of one name), and go.func.ALIAS, which names
+   it.  Copies in a function DWARF does not describe get none (SystemTap
+   resolves no statement probe there: facts.md 2, 3).  False when no
+   alias was written.  */
+static bool
+write_inlined (FILE *f, struct go_model *m, const char *name,
+               const char *alias, const struct go_func_model *fm,
+               const struct go_inline_copy *v, size_t n,
+               const struct go_layout *l)
+{
+  bool any = false;
+  for (size_t i = 0; i < n;)
+    {
+      size_t k = i;
+      while (k < n && v[k].in == v[i].in)
+        k++;
+      if (!go_model_described (m, v[i].in))
+        {
+          comment_line (f, "// no DWARF describes the function of these "
+                        "inlined copies: ", v[i].in->name);
+          i = k;
+          continue;
+        }
+      comment_line (f, "// inlined into ", v[i].in->name);
+      fprintf (f, "probe go.func.%s.inlined =", alias);
+      for (size_t j = i; j < k; j++)
+        {
+          if (j > i && v[j].pc == v[j - 1].pc)
+            continue;           /* a probe for each address, once */
+          fputs (j > i ? ",\n  " : "\n  ", f);
+          statement (f, go_model_binary (m), v[j].pc);
+        }
+      putc ('\n', f);
+      inline_body (f, name, fm, &v[i], l);
+      any = true;
+      i = k;
+    }
+  if (any)
+    fprintf (f, "probe go.func.%s = go.func.%s.inlined { }\n", alias, alias);
+  return any;
 }
 
 static void
 write_one (FILE *f, const struct go_func_model *fm,
-           const struct go_layout *l, bool paired)
+           const struct go_layout *l, bool paired,
+           const struct go_inline_copy *copies, size_t ncopies,
+           struct go_model *m)
 {
   comment_line (f, "\n// ", fm->name);
   if (fm->file != NULL)
@@ -310,10 +388,25 @@ write_one (FILE *f, const struct go_func_model *fm,
       write_by_name (f, fm, l);
       return;
     }
-  fprintf (f, "probe go.func.%s = ", fm->alias);
+  /* With inlined copies the body is the out-of-line alias's, and
+     go.func.ALIAS names it and the inlined copies' alias; without, it is
+     go.func.ALIAS's, which the out-of-line alias names.  */
+  if (ncopies > 0)
+    fprintf (f, "probe go.func.%s.outofline = ", fm->alias);
+  else
+    fprintf (f, "probe go.func.%s = ", fm->alias);
   statement (f, fm->binary, fm->body.addr);
   putc ('\n', f);
   entry_body (f, fm, l, paired);
+  if (ncopies > 0)
+    {
+      fprintf (f, "probe go.func.%s = go.func.%s.outofline { }\n",
+               fm->alias, fm->alias);
+      write_inlined (f, m, fm->name, fm->alias, fm, copies, ncopies, l);
+    }
+  else
+    fprintf (f, "probe go.func.%s.outofline = go.func.%s { }\n",
+             fm->alias, fm->alias);
   if (fm->nrets == 0)
     fprintf (f, "// no RET instruction (%zu tail exits): no return alias\n",
              fm->tails->n);
@@ -356,6 +449,15 @@ write_alias_body (FILE *f, const struct go_func_model *fm, bool ret,
   return true;
 }
 
+void
+write_inline_alias_body (FILE *f, const char *name,
+                         const struct go_func_model *fm,
+                         const struct go_inline_copy *c)
+{
+  static const struct go_layout zero;
+  inline_body (f, name, fm, c, &zero);
+}
+
 /* go_pair_ENTRY.stp: the entry probe of one function's pairing.  */
 static int
 write_pair (const struct go_func_model *fm, const struct go_layout *l,
@@ -384,10 +486,33 @@ write_pair (const struct go_func_model *fm, const struct go_layout *l,
   return stp_file_close (&sf, 1);
 }
 
+/* The aliases of a function that has inlined copies only.  */
+static int
+write_inline_only (FILE *f, struct go_model *m, const char *name,
+                   const struct go_layout *l)
+{
+  const struct go_inline_copy *v;
+  size_t n;
+  if (go_model_inline_copies (m, name, &v, &n) != 0)
+    return -1;
+  char *alias = probe_name (name);
+  if (alias == NULL)
+    {
+      error (0, errno, "%s", name);
+      return -1;
+    }
+  comment_line (f, "\n// ", name);
+  fprintf (f, "//   inlined only: %zu copies, no out-of-line copy (no "
+           "return alias)\n", n);
+  write_inlined (f, m, name, alias, NULL, v, n, l);
+  free (alias);
+  return 0;
+}
+
 int
 write_funcs (struct go_model *m, const struct go_layout *l,
              const struct go_func *const *sel, const bool *paired, size_t n,
-             const char *dir)
+             const char *const *inl, size_t ninl, const char *dir)
 {
   struct stp_file sf;
   if (stp_file_open (&sf, dir, "go_funcs.stp") != 0)
@@ -417,11 +542,26 @@ write_funcs (struct go_model *m, const struct go_layout *l,
           bool pairs = fm.nrets > 0 && fm.abi == GO_ABI_INTERNAL
             && fm.described;
           bool in_entry = pairs && paired != NULL && paired[i];
-          write_one (f, &fm, l, in_entry);
+          const struct go_inline_copy *copies = NULL;
+          size_t ncopies = 0;
+          /* The copies go with the first function of their name (a
+             second one's alias ends in ._E<entry>).  Not with the
+             runtime functions go_runtime.stp's aliases are built on,
+             which read their arguments: those stay out of line (none
+             of them is inlined in the Go releases of the test matrix).  */
+          if (sel[i]->dup_index == 0
+              && !write_is_runtime_event (sel[i]->name)
+              && go_model_inline_copies (m, sel[i]->name, &copies,
+                                         &ncopies) != 0)
+            ok = 0;
+          write_one (f, &fm, l, in_entry, copies, ncopies, m);
           if (pairs && !in_entry && write_pair (&fm, l, dir) != 0)
             ok = 0;
         }
       go_func_model_free (&fm);
     }
+  for (size_t i = 0; i < ninl && ok; i++)
+    if (write_inline_only (f, m, inl[i], l) != 0)
+      ok = 0;
   return stp_file_close (&sf, ok);
 }

@@ -17,8 +17,9 @@
    call for its return alias when a script uses both; registers and g
    fields read without register() and go_goid().  3: arguments named as
    a global of SystemTap 4.8's tapsets the list lacked (BIO_WRITE,
-   VM_FAULT_MAJOR...) get a trailing '_'.  */
-#define WRITE_FORMAT 3
+   VM_FAULT_MAJOR...) get a trailing '_'.  4: inlined copies
+   (go.func.NAME.inlined, .outofline; the locals inlined, inlined_in).  */
+#define WRITE_FORMAT 4
 
 /* Each writes one file into DIR atomically; 0, or -1 with a message.  */
 int write_target (const struct go_bin *b, const struct go_layout *l,
@@ -27,10 +28,16 @@ int write_target (const struct go_bin *b, const struct go_layout *l,
    each from its record in M (model.h), with the offsets of L.  Where
    PAIRED (NULL: nowhere) is true for SEL[I], the script they are for uses
    both of its aliases: its entry alias records the call for the return
-   alias, and no go_pair file is written for it.  */
+   alias, and no go_pair file is written for it.
+   The N functions' inlined copies (go_model_inline_copies) get
+   go.func.NAME.inlined and go.func.NAME names them too; each function has
+   go.func.NAME.outofline.  The NINL names of INL are functions with
+   inlined copies only (select_inlined_only): their go.func.NAME and
+   go.func.NAME.inlined.  */
 int write_funcs (struct go_model *m, const struct go_layout *l,
                  const struct go_func *const *sel, const bool *paired,
-                 size_t n, const char *dir);
+                 size_t n, const char *const *inl, size_t ninl,
+                 const char *dir);
 
 /* The body write_funcs writes for the entry alias of FM (RET: its return
    alias), with the offsets of a layout of zeros, into F, for a reader of
@@ -39,6 +46,12 @@ int write_funcs (struct go_model *m, const struct go_layout *l,
    such alias.  */
 bool write_alias_body (FILE *f, const struct go_func_model *fm, bool ret,
                        const char **why);
+
+/* The body write_funcs writes for the inlined copy C of the function
+   NAME (FM: its out-of-line function, or NULL), as write_alias_body.  */
+void write_inline_alias_body (FILE *f, const char *name,
+                              const struct go_func_model *fm,
+                              const struct go_inline_copy *c);
 
 /* A companion debug file for B, which has no DWARF, from its pclntab
    (write-companion.c): symbols, line table and call frames of every

@@ -63,7 +63,8 @@
 # in the 'cgo' variant alone, and skipped (with a note on stderr) when there
 # is no C compiler. The http fixture (a net/http server and client, for
 # examples/httplatency.stp in the e2e test) is built in the default and
-# arm64 variants only; the -w and -s -w builds for arm64 are made of the grow and stacks
+# arm64 variants only; the inline fixture (small functions inlined into
+# several callers, for probes on inlined copies) in default, -w and -s -w; the -w and -s -w builds for arm64 are made of the grow and stacks
 # fixtures (and -s -w of the demo), for the arm64 e2e test's jobs on them.
 #
 # The binaries go to
@@ -100,7 +101,7 @@ fi
 . "$here/debian-archive.sh"
 cache_lock build-fixtures
 
-ALL_FIXTURES="abi grow stacks cgo demo http"
+ALL_FIXTURES="abi grow stacks cgo demo http inline"
 read -r -a fixtures <<< "${GOSTAP_FIXTURES:-$ALL_FIXTURES}"
 FIXTURES="${fixtures[*]}"
 for f in $FIXTURES; do
@@ -155,6 +156,7 @@ variants() {
            echo "build-fixtures.sh: no ${ARM64_CC%% *} (gcc-aarch64-linux-gnu), arm64 cgo fixture skipped" >&2 ;;
     demo) echo default sw arm64 arm64sw ;;
     http) echo default arm64 ;;
+    inline) echo default w sw ;;
     grow|stacks) echo default w sw pie arm64 arm64w arm64sw ;;
     *) echo default w sw pie arm64 ;;
   esac

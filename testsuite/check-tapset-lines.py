@@ -25,6 +25,11 @@ SHAPES = [
     r'  return sprintf\("%d", reason\)',
     r'probe go\.func(\.' + IDENT + r')+ = ' + PROC,
     r'probe go\.func(\.' + IDENT + r')+\.return =',
+    # inlined copies (write-funcs.c write_inlined) and the aliases that
+    # name the out-of-line and inlined ones
+    r'probe go\.func(\.' + IDENT + r')+\.inlined =',
+    r'probe go\.func(\.' + IDENT + r')+ = go\.func(\.' + IDENT + r')+ \{ \}',
+    r'  inlined = [01]', r'  inlined_in = ' + STR,
     r'probe go\.func(\.' + IDENT + r')+ = process\(' + STR + r'\)\.function\(' + STR + r'\)',
     r'  ' + PROC + r',?',
     r'\{', r'\}',

@@ -49,8 +49,12 @@ goroot () {
 # all_probes TAPSETS OUT: a script naming every alias of TAPSETS; prints
 # the number of probe points stap must place for it.
 all_probes () {
+  # Every alias once (go.func.NAME.inlined has a definition a function
+  # its copies sit in), not those made of another alias, which would
+  # place its probes again.
   { echo 'global hits'
-    grep -o '^probe go\.func[^ ]*' "$1/go_funcs.stp" | sed 's/$/ { hits++ }/'
+    grep -v '^probe go\.func[^ ]* = go\.func' "$1/go_funcs.stp" |
+      grep -o '^probe go\.func[^ ]*' | sort -u | sed 's/$/ { hits++ }/'
   } > "$2"
   echo $(( $(grep -o 'process("' "$1/go_funcs.stp" | wc -l) + $(ls "$1" | grep -c '^go_pair_') ))
 }

@@ -54,7 +54,9 @@
 #     slowest, goroutine ids, the histograms and the slowest requests;
 #     (o) gen's line for stap by hand: on an old libdw, for every binary
 #     whose DWARF lacks .debug_aranges, naming a copy that has them;
-#     elsewhere none.
+#     elsewhere none; (i) in_inline_V, in_inlineSW_V (amd64): the inline
+#     fixture's own count of each small function's calls, inlined or not,
+#     equals go.func.FUNC's hits (fixtures/inline/count.stp).
 #
 # With E2E_ARCH=arm64 (run-e2e-arm64.sh) the guest is Debian trixie's
 # arm64 port under qemu-system-aarch64, its modules cross-compiled in a
@@ -411,6 +413,32 @@ for v in $VERSIONS; do
     STACKS="$STACKS $n-$v"
   done
 done
+# (i) probes on inlined functions (amd64): the inline fixture of every
+# release, its default and -s -w builds (the latter through its companion),
+# whose small functions are inlined into several callers (nested, generic,
+# closures, methods) and also called out of line; it counts its own calls
+# ("total FUNC N"), inline_count.stp (testsuite/fixtures/inline/count.stp)
+# counts go.func.FUNC hits, inlined copies and out-of-line entries
+# together, and check-e2e.py compares the totals.
+INLINE=
+if amd64; then
+  cp "$testsuite/fixtures/inline/count.stp" "$share/scripts/inline_count.stp"
+  for v in $VERSIONS; do
+    for nv in "inline $DEF" "inlineSW $SW"; do
+      read -r n variant <<< "$nv"
+      src=$(fixture "$v" "$variant" inline)
+      [ -n "$src" ] || hard_error "no $variant build of inline for Go $v in the manifest"
+      cp "$src" "$share/bin/$n-$v"
+      if [ "$variant" != "$DEF" ]; then
+        "$GOSTAP" companion "$share/bin/$n-$v" -o "$share/debug" > /dev/null ||
+          hard_error "gostap companion $n-$v failed"
+      fi
+      gen "$share/bin/$n-$v" -o "$share/ts/$n-$v" "main.*" ||
+        hard_error "gostap gen $n-$v failed"
+      INLINE="$INLINE $n-$v"
+    done
+  done
+fi
 for vv in $GOSTAP_RUN_VERSIONS; do
   v=${vv%-sw} variant=$DEF
   [ "$v" = "$vv" ] || variant=$SW
@@ -451,6 +479,10 @@ jobs+=("newstack_sw newstack growSW $SW_VERSION bt-fileline" "swbuild swbuild gr
 for nv in $STACKS; do
   n=${nv%-*} v=${nv##*-}
   jobs+=("st_${n}_${v/./_} st_${n}_${v/./_} $n $v")
+done
+for nv in $INLINE; do
+  n=${nv%-*} v=${nv##*-}
+  jobs+=("in_${n}_${v/./_} inline_count $n $v")
 done
 [ "$LOAD_SECONDS" -gt 0 ] && jobs+=("load load grow $LOAD_VERSION")
 
@@ -735,6 +767,10 @@ EOF
     n=${nv%-*} v=${nv##*-}
     echo "run st_${n}_${v/./_} st_${n}_${v/./_} 240 \"\$S/bin/$nv\""
   done
+  for nv in $INLINE; do
+    n=${nv%-*} v=${nv##*-}
+    echo "run in_${n}_${v/./_} in_${n}_${v/./_} 240 \"\$S/bin/$nv\" 1000"
+  done
   amd64 && container_lines "$share" "$CONTAINER_VERSION"
   [ -z "$GOSTAP_RUN_JOBS" ] || split_lines "$share" "$bid"
   [ "$LOAD_SECONDS" -gt 0 ] && echo "run load load $((LOAD_SECONDS + 240)) \"\$S/scripts/load.sh\" \"\$S/bin/grow-$LOAD_VERSION\" $LOAD_SECONDS \"\$S/out/load.runs\""
@@ -770,7 +806,7 @@ amd64 || CONTAINER_VERSION=
 E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
-  E2E_STACKS="$STACKS" E2E_GO=$go_newest E2E_COMPILE_LIBDW=$compile_libdw \
+  E2E_STACKS="$STACKS" E2E_INLINE="$INLINE" E2E_GO=$go_newest E2E_COMPILE_LIBDW=$compile_libdw \
   E2E_GUEST_LIBDW=$guest_libdw E2E_DEBUG_DIR=$share/debug \
   python3 "$e2e/check-e2e.py" "$share/out" $VERSIONS || st=$?
 echo "timings: fixtures ${t_fixtures} s, image ${t_image} s, module compile ${t_compile} s" \

@@ -102,7 +102,13 @@ same () {
   fi
 }
 
-all_main='probe go.func.main.* { printf("%s\n", funcname) }
+# The out-of-line entries (go.func.NAME.outofline): an inlined copy whose
+# first instruction is in a function inlined from another package
+# (main.f32s in main.floats, starting with math.Float32bits, Go 1.24) is
+# "no match" for stap on libdw 0.188 through the copy with
+# .debug_aranges, while libdw 0.192 places it (README, Inlined
+# functions; the cause is not pinned down).
+all_main='probe go.func.main.*.outofline { printf("%s\n", funcname) }
 probe go.func.main.*.return { printf("%s\n", funcname) }'
 for v in 1.19 1.24 1.27; do
   demo=$(fix "$v" default demo)

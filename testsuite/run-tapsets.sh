@@ -38,13 +38,21 @@ expected_probes () {
 }
 # alias_table DIR: a line per go.func alias of DIR/go_funcs.stp: its name,
 # the process(...) probe points it stands for, and the pairing function
-# its body pulls in (go_pair_*.stp, one probe each), or -.
+# its body pulls in (go_pair_*.stp, one probe each), or -. An alias
+# defined more than once (go.func.NAME.inlined: once a function its copies
+# sit in) is one line, its points summed; an alias made of another one
+# (go.func.NAME = go.func.NAME.outofline, .outofline = go.func.NAME)
+# defines no point of its own and is left out (naming it would elaborate
+# the other's points again).
 alias_table () {
-  awk '/^probe go\.func/ { if (name != "") print name, n, pair; name = $2; n = 0; pair = "-"; head = 1 }
+  awk '/^probe go\.func[^ ]* = go\.func/ { if (name != "") print name, n, pair; name = ""; head = 0; next }
+       /^probe go\.func/ { if (name != "") print name, n, pair; name = $2; n = 0; pair = "-"; head = 1 }
        head { n += gsub(/process\("/, "&") }
        /^\{/ { head = 0 }
        name != "" && match($0, /_go_pair_[0-9a-f]+\(\)/) { pair = substr($0, RSTART, RLENGTH - 2) }
-       END { if (name != "") print name, n, pair }' "$1/go_funcs.stp"
+       END { if (name != "") print name, n, pair }' "$1/go_funcs.stp" |
+    awk '!($1 in n) { order[++k] = $1; p[$1] = $3 } { n[$1] += $2 }
+         END { for (i = 1; i <= k; i++) print order[i], n[order[i]], p[order[i]] }'
 }
 # aliases_script: a script naming each alias of the table on stdin (with a
 # body: stap elides probes that do nothing).
@@ -64,7 +72,7 @@ table_probes () {
 unseen_rows () {
   awk -v seen="$2" '
     BEGIN { while ((getline l < seen) > 0) had[l] = 1 }
-    { f = $1; sub(/\.return$/, "", f) }
+    { f = $1; sub(/\.(return|inlined|outofline)$/, "", f) }
     !(f in had) { print; add[f] = 1 }
     END { for (f in add) print f >> seen }' "$1"
 }

@@ -1267,6 +1267,70 @@ def check_offcpu(name, tr):
 
 
 # --- (i) stacks: go_stack at probes against the program's own view --------------------
+def check_inline(name):
+    """The inline fixture printed its own calls of each small function
+    ("total FUNC N": inlined into its callers or not); inline_count.stp
+    printed go.func.FUNC's hits ("hits FUNC N"), which fire at every
+    inlined copy and at the out-of-line entry. They must be equal, for
+    every function the fixture counts. A generic function's Go name is
+    its shape's where Go 1.20+ inlines it (main.Max[go.shape.int] for
+    the fixture's main.Max[int]); where stap's names do not tell the
+    instantiations apart (main.Max[...], Go 1.19), their sums are
+    compared. Also: the non-generic ones were hit at inlined copies
+    (every Go release inlines them; Go 1.19 no generic function), and
+    the out-of-line entry of
+    main.add and main.sq fired (the fixture calls them through a
+    function value too)."""
+    if not ran(name):
+        return
+    prog, stap = read(name + ".prog") or "", read(name + ".stap") or ""
+    want = {f: int(n) for f, n in re.findall(r"^total (\S+) (\d+)$", prog, flags=re.M)}
+    got = {f: int(n) for f, n in re.findall(r"^hits (\S+) (\d+)$", stap, flags=re.M)}
+    where = {}
+    for f, kind, n in re.findall(r"^hits (\S+) (inlined_in \S+|outofline -) (\d+)$", stap, flags=re.M):
+        where.setdefault(f, {})[kind] = where.get(f, {}).get(kind, 0) + int(n)
+    if not want:
+        fail(f"{name}: the fixture printed no totals: {prog[-200:]!r}")
+        return
+
+    def shape(f):
+        """The fixture's name for stap's generic name F, or None."""
+        m = re.match(r"^(.*)\[go\.shape\.(\w+?)(?:_\d+)?\]$", f)
+        return f"{m.group(1)}[{m.group(2)}]" if m else f
+
+    got_n, groups = {}, {}
+    for f, n in got.items():
+        g = shape(f)
+        if "[" in g and g not in want:       # instantiations not told apart
+            groups[g.split("[")[0]] = groups.get(g.split("[")[0], 0) + n
+        else:
+            got_n[g] = got_n.get(g, 0) + n
+    bad = []
+    for f, n in sorted(want.items()):
+        base = f.split("[")[0]
+        if f in got_n:
+            if got_n[f] != n:
+                bad.append(f"{f}: stap {got_n[f]}, program {n}")
+        elif "[" in f and base in groups:
+            total = sum(m for g, m in want.items() if g.split("[")[0] == base)
+            if groups[base] != total:
+                bad.append(f"{base}[...]: stap {groups[base]}, program {total}")
+        else:
+            bad.append(f"{f}: stap saw no call, program {n}")
+    extra = sorted(set(got_n) - set(want))
+    if extra:
+        bad.append(f"stap counted functions the fixture does not: {extra}")
+    check(not bad, f"{name}: go.func hits equal the program's own calls of {len(want)} functions "
+          f"({sum(want.values())} calls, inlined or not)", "; ".join(bad))
+    small = ("main.add", "main.sq", "main.mid", "main.(*acc).bump", "main.callerC.func1")
+    no_inl = [f for f in small if not any(k.startswith("inlined_in") for k in where.get(f, {}))]
+    check(not no_inl, f"{name}: {', '.join(small)} were hit at inlined copies",
+          f"none for {no_inl}")
+    no_out = [f for f in ("main.add", "main.sq") if "outofline -" not in where.get(f, {})]
+    check(not no_out, f"{name}: main.add and main.sq were hit out of line too (through a function value)",
+          f"not {no_out}")
+
+
 def check_stacks(name, binary):
     """The stacks fixture records, at each of its points, its stack as
     runtime.Callers + runtime.CallersFrames give it (the want blocks); the
@@ -1715,6 +1779,12 @@ if not amd64:
 for nv in os.environ.get("E2E_STACKS", "").split():
     n, v = nv.rsplit("-", 1)
     check_stacks(f"st_{n}_{v.replace('.', '_')}", nv)
+for nv in os.environ.get("E2E_INLINE", "").split():
+    n, v = nv.rsplit("-", 1)
+    check_inline(f"in_{n}_{v.replace('.', '_')}")
+if os.environ.get("E2E_ARCH", "amd64") != "amd64":
+    skip("in_*: inlined-function probes not run on arm64: the fixtures hold no arm64 build "
+         "of the inline fixture (build-fixtures.sh)")
 for v in versions:
     check_pairing(v)
 for v in versions:
