@@ -16,9 +16,8 @@
    gostap gives such a stap a copy of its runtime (stap -R) in which such
    a rest goes to the sub-buffer's padding, which the kernel's relay read
    skips: the old staprun reads the same framing as ever; and in which
-   the module, stopping its transport, waits until staprun's readers
-   have read every buffer (or read nothing for 3 s: staprun 4.x can be
-   far behind).  The copy is
+   the module, stopping its transport, waits (at most a second) until
+   staprun's readers have read every buffer.  The copy is
    CACHE/gostap/runtime/KEY, KEY a hash of stap's version, the runtime's
    path, relay_v2.c's bytes and every file's name, size and mtime (a
    package update gets another); written under a temporary name and
@@ -78,35 +77,23 @@ static const char undrained[] =
 static const char drained[] =
   "\t\tdbug_trans(0, \"flushing...\\n\");\n"
   "\t\tif (_stp_relay_data.rchan) {\n"
-  "\t\t\tint i, stalled = 0;\n"
-  "\t\t\tsize_t last = 0;\n"
+  "\t\t\tint i, tries;\n"
   "\t\t\trelay_flush(_stp_relay_data.rchan);\n"
   "\t\t\t/* gostap: wait until staprun's readers have read every\n"
-  "\t\t\t   buffer, as upstream 5.1's staprun waits before it\n"
-  "\t\t\t   stops them (PR31597).  staprun 4.x reads slowly (its\n"
-  "\t\t\t   readers wait up to 2 s for each other's records) and\n"
-  "\t\t\t   can be far behind: the wait ends when the buffers are\n"
-  "\t\t\t   read, or when nothing was read for 3 s.  */\n"
-  "\t\t\twhile (stalled < 300) {\n"
+  "\t\t\t   buffer (at most a second), as upstream 5.1's staprun\n"
+  "\t\t\t   waits before it stops them (PR31597).  */\n"
+  "\t\t\tfor (tries = 0; tries < 100; tries++) {\n"
   "\t\t\t\tint empty = 1;\n"
-  "\t\t\t\tsize_t read = 0;\n"
   "\t\t\t\tfor_each_online_cpu(i) {\n"
   "\t\t\t\t\tstruct rchan_buf *buf = _stp_get_rchan_subbuf(\n"
   "\t\t\t\t\t\t_stp_relay_data.rchan->buf, i);\n"
-  "\t\t\t\t\tif (!buf)\n"
-  "\t\t\t\t\t\tcontinue;\n"
-  "\t\t\t\t\tread += buf->subbufs_consumed\n"
-  "\t\t\t\t\t\t* buf->chan->subbuf_size\n"
-  "\t\t\t\t\t\t+ buf->bytes_consumed;\n"
-  "\t\t\t\t\tif (!__stp_relay_buf_empty(buf)) {\n"
+  "\t\t\t\t\tif (buf && !__stp_relay_buf_empty(buf)) {\n"
   "\t\t\t\t\t\tempty = 0;\n"
   "\t\t\t\t\t\t__stp_relay_wakeup_readers(buf);\n"
   "\t\t\t\t\t}\n"
   "\t\t\t\t}\n"
   "\t\t\t\tif (empty)\n"
   "\t\t\t\t\tbreak;\n"
-  "\t\t\t\tstalled = read == last ? stalled + 1 : 0;\n"
-  "\t\t\t\tlast = read;\n"
   "\t\t\t\tmsleep(10);\n"
   "\t\t\t}\n"
   "\t\t}\n";

@@ -213,26 +213,18 @@ reserve_new = ("\t} else if (buf->offset + size_request > buf->chan->subbuf_size
                "\t\t\tsize_request = buf->chan->subbuf_size - buf->offset;\n\t}\n")
 stop_old = ("\t\tif (_stp_relay_data.rchan)\n"
             "\t\t\trelay_flush(_stp_relay_data.rchan);\n")
-stop_new = ("\t\tif (_stp_relay_data.rchan) {\n\t\t\tint i, stalled = 0;\n"
-            "\t\t\tsize_t last = 0;\n"
+stop_new = ("\t\tif (_stp_relay_data.rchan) {\n\t\t\tint i, tries;\n"
             "\t\t\trelay_flush(_stp_relay_data.rchan);\n"
-            "\t\t\twhile (stalled < 300) {\n"
+            "\t\t\tfor (tries = 0; tries < 100; tries++) {\n"
             "\t\t\t\tint empty = 1;\n"
-            "\t\t\t\tsize_t read = 0;\n"
             "\t\t\t\tfor_each_online_cpu(i) {\n"
             "\t\t\t\t\tstruct rchan_buf *buf = _stp_get_rchan_subbuf(\n"
             "\t\t\t\t\t\t_stp_relay_data.rchan->buf, i);\n"
-            "\t\t\t\t\tif (!buf)\n\t\t\t\t\t\tcontinue;\n"
-            "\t\t\t\t\tread += buf->subbufs_consumed\n"
-            "\t\t\t\t\t\t* buf->chan->subbuf_size\n"
-            "\t\t\t\t\t\t+ buf->bytes_consumed;\n"
-            "\t\t\t\t\tif (!__stp_relay_buf_empty(buf)) {\n"
+            "\t\t\t\t\tif (buf && !__stp_relay_buf_empty(buf)) {\n"
             "\t\t\t\t\t\tempty = 0;\n"
             "\t\t\t\t\t\t__stp_relay_wakeup_readers(buf);\n"
             "\t\t\t\t\t}\n\t\t\t\t}\n"
             "\t\t\t\tif (empty)\n\t\t\t\t\tbreak;\n"
-            "\t\t\t\tstalled = read == last ? stalled + 1 : 0;\n"
-            "\t\t\t\tlast = read;\n"
             "\t\t\t\tmsleep(10);\n\t\t\t}\n\t\t}\n")
 def body(text, name):
     m = re.search(r"^(static [^\n]*)?\b" + name + r"\([^)]*\)\n\{", text, re.M)
@@ -249,7 +241,7 @@ for name, old, new in (("_stp_data_write_reserve", reserve_old, reserve_new),
     want = want[:at] + new + want[at + len(old):]
 if bare != want:
     sys.exit("the copy differs from the original otherwise than by the two changes")
-print("two changes: _stp_data_write_reserve (a rest <= sizeof(struct _stp_trace) to padding, PR31117), _stp_transport_data_fs_stop (wait until the readers read every buffer or read nothing for 3 s, PR31597)")
+print("two changes: _stp_data_write_reserve (a rest <= sizeof(struct _stp_trace) to padding, PR31117), _stp_transport_data_fs_stop (wait until the readers read every buffer, PR31597)")
 EOF
   then
     echo "ok - runtime copy $(basename "$rcopy"): only transport/relay_v2.c differs from $rt, by $(cat "$tmp/relay.check")"
