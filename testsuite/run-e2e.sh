@@ -56,7 +56,8 @@
 #     whose DWARF lacks .debug_aranges, naming a copy that has them;
 #     elsewhere none; (i) in_inline_V, in_inlineSW_V (amd64): the inline
 #     fixture's own count of each small function's calls, inlined or not,
-#     equals go.func.FUNC's hits (fixtures/inline/count.stp).
+#     equals go.func.FUNC's hits (fixtures/inline/count.stp), in all and
+#     per caller.
 #
 # With E2E_ARCH=arm64 (run-e2e-arm64.sh) the guest is Debian trixie's
 # arm64 port under qemu-system-aarch64, its modules cross-compiled in a

@@ -1276,7 +1276,8 @@ def check_inline(name):
     its shape's where Go 1.20+ inlines it (main.Max[go.shape.int] for
     the fixture's main.Max[int]); where stap's names do not tell the
     instantiations apart (main.Max[...], Go 1.19), their sums are
-    compared. Also: the non-generic ones were hit at inlined copies
+    compared. Per caller, too (below). Also: the non-generic ones were
+    hit at inlined copies
     (every Go release inlines them; Go 1.19 no generic function), and
     the out-of-line entry of
     main.add and main.sq fired (the fixture calls them through a
@@ -1322,6 +1323,39 @@ def check_inline(name):
         bad.append(f"stap counted functions the fixture does not: {extra}")
     check(not bad, f"{name}: go.func hits equal the program's own calls of {len(want)} functions "
           f"({sum(want.values())} calls, inlined or not)", "; ".join(bad))
+    # Per caller: the fixture counts each call where its source makes it
+    # ("calls FUNC CALLER N", "-" through a function value); the script
+    # where the code runs (inlined_in: the outermost function a nested
+    # copy sits in; out of line for the calls through a function value,
+    # and for the calls the compiler did not inline). A caller that is
+    # itself inlined only (mid, callerC.func1) runs inside the function
+    # its copy sits in.
+    calls = [(f, c, int(n)) for f, c, n in
+             re.findall(r"^calls (\S+) (\S+) (\d+)$", prog, flags=re.M)]
+    seen = {shape(f): k for f, k in where.items()}
+    def phys(c):
+        k = seen.get(c, {})
+        inl = [x.split()[1] for x in k if x.startswith("inlined_in")]
+        return inl[0] if len(inl) == 1 and "outofline -" not in k else c
+    expect = {}
+    for f, c, n in calls:
+        if f not in seen:
+            continue                       # generics not told apart: summed above
+        # Inlined at that call or not is the compiler's choice (add is
+        # inlined into callerA, called out of line from mid): a call is
+        # counted at its caller's copy where stap saw one, else out of
+        # line; each count must then come out exact.
+        key = f"inlined_in {phys(c)}" if c != "-" else "outofline -"
+        if key not in seen[f]:
+            key = "outofline -"
+        expect.setdefault(f, {})
+        expect[f][key] = expect[f].get(key, 0) + n
+    per = [f"{f} {k}: stap {seen[f].get(k, 0)}, program {n}"
+           for f in sorted(expect) for k, n in sorted(expect[f].items()) if seen[f].get(k, 0) != n]
+    per += [f"{f} {k}: stap {n}, program none" for f in sorted(expect)
+            for k, n in sorted(seen[f].items()) if k not in expect[f]]
+    check(not per, f"{name}: go.func hits per caller (inlined_in, or out of line) equal the "
+          f"program's calls per caller ({len(calls)} pairs)", "; ".join(per))
     small = ("main.add", "main.sq", "main.mid", "main.(*acc).bump", "main.callerC.func1")
     no_inl = [f for f in small if not any(k.startswith("inlined_in") for k in where.get(f, {}))]
     check(not no_inl, f"{name}: {', '.join(small)} were hit at inlined copies",
