@@ -233,6 +233,26 @@ print_json_func (FILE *f, const struct go_bin *b,
   fputs (" }", f);
 }
 
+/* The alias (malloc'd) and inlined copies of NAME, a function with
+   inlined copies only: 0, or -1 after one line.  */
+static int
+inlined_only (struct go_model *m, const char *name, char **alias,
+              const struct go_inline_copy **v, size_t *n)
+{
+  if ((*alias = probe_name (name)) == NULL)
+    {
+      error (0, errno, "%s", name);
+      return -1;
+    }
+  if (go_model_inline_copies (m, name, v, n) != 0)
+    {
+      free (*alias);
+      *alias = NULL;
+      return -1;
+    }
+  return 0;
+}
+
 /* The functions with inlined copies only: name, probe, file and line
    (of a copy's own code; the line from Go 1.20 on) and the copies.  */
 static int
@@ -244,14 +264,9 @@ print_json_inlined_only (FILE *f, struct go_model *m, const char **inl,
     {
       const struct go_inline_copy *v;
       size_t n;
-      char *alias = probe_name (inl[i]);
-      if (alias == NULL || go_model_inline_copies (m, inl[i], &v, &n) != 0)
-        {
-          if (alias == NULL)
-            error (0, errno, "%s", inl[i]);
-          free (alias);
-          return EXIT_ERROR;
-        }
+      char *alias;
+      if (inlined_only (m, inl[i], &alias, &v, &n) != 0)
+        return EXIT_ERROR;
       const char *file = NULL;
       int32_t line = 0;
       for (size_t k = 0; k < n && file == NULL; k++)
@@ -341,14 +356,9 @@ print_text (FILE *f, struct go_model *m, const struct go_func **sel,
     {
       const struct go_inline_copy *v;
       size_t nc;
-      char *alias = probe_name (inl[i]);
-      if (alias == NULL || go_model_inline_copies (m, inl[i], &v, &nc) != 0)
-        {
-          if (alias == NULL)
-            error (0, errno, "%s", inl[i]);
-          free (alias);
-          return EXIT_ERROR;
-        }
+      char *alias;
+      if (inlined_only (m, inl[i], &alias, &v, &nc) != 0)
+        return EXIT_ERROR;
       fputs ("-        -        -        inlined    - ret ", f);
       out_text_string (f, inl[i]);
       fprintf (f, " go.func.%s [%zu inlined]\n", alias, nc);
