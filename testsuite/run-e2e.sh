@@ -388,6 +388,26 @@ done
 # the -s -w one by the GNU build id it shares with the default build, the
 # -w one by name (its build id note removed: its Go build id differs from
 # the -s -w build's, so the two cannot share a companion).
+# place_build FIXTURE NAME V VARIANT: the manifest's VARIANT build of
+# FIXTURE for Go V as bin/NAME-V (a -w build without its GNU build id),
+# its companion debug file when it is not the plain build, and its tapsets
+# (gen, main.*) in ts/NAME-V.
+place_build () {
+  local f=$1 n=$2 v=$3 variant=$4 src
+  src=$(fixture "$v" "$variant" "$f")
+  [ -n "$src" ] || hard_error "no $variant build of $f for Go $v in the manifest"
+  if [ "$variant" = "$W" ]; then
+    objcopy --remove-section .note.gnu.build-id "$src" "$share/bin/$n-$v"
+  else
+    cp "$src" "$share/bin/$n-$v"
+  fi
+  if [ "$variant" != "$DEF" ]; then
+    "$GOSTAP" companion "$share/bin/$n-$v" -o "$share/debug" > /dev/null ||
+      hard_error "gostap companion $n-$v failed"
+  fi
+  gen "$share/bin/$n-$v" -o "$share/ts/$n-$v" "main.*" ||
+    hard_error "gostap gen $n-$v failed"
+}
 STACKS=
 STACK_BUILDS=("stacks $DEF" "stacksSW $SW" "stacksW $W")
 for v in $VERSIONS; do
@@ -396,19 +416,7 @@ for v in $VERSIONS; do
   amd64 || at_least "$v" 1.21 || continue
   for nv in "${STACK_BUILDS[@]}"; do
     read -r n variant <<< "$nv"
-    src=$(fixture "$v" "$variant" stacks)
-    [ -n "$src" ] || hard_error "no $variant build of stacks for Go $v in the manifest"
-    if [ "$variant" = "$W" ]; then
-      objcopy --remove-section .note.gnu.build-id "$src" "$share/bin/$n-$v"
-    else
-      cp "$src" "$share/bin/$n-$v"
-    fi
-    if [ "$variant" != "$DEF" ]; then
-      "$GOSTAP" companion "$share/bin/$n-$v" -o "$share/debug" > /dev/null ||
-        hard_error "gostap companion $n-$v failed"
-    fi
-    gen "$share/bin/$n-$v" -o "$share/ts/$n-$v" "main.*" ||
-      hard_error "gostap gen $n-$v failed"
+    place_build stacks "$n" "$v" "$variant"
     python3 "$e2e/stacks-script.py" "$GOSTAP" "$share/bin/$n-$v" > "$share/scripts/st_${n}_${v/./_}.stp" ||
       hard_error "stacks-script.py $n-$v failed"
     STACKS="$STACKS $n-$v"
@@ -427,15 +435,7 @@ if amd64; then
   for v in $VERSIONS; do
     for nv in "inline $DEF" "inlineSW $SW"; do
       read -r n variant <<< "$nv"
-      src=$(fixture "$v" "$variant" inline)
-      [ -n "$src" ] || hard_error "no $variant build of inline for Go $v in the manifest"
-      cp "$src" "$share/bin/$n-$v"
-      if [ "$variant" != "$DEF" ]; then
-        "$GOSTAP" companion "$share/bin/$n-$v" -o "$share/debug" > /dev/null ||
-          hard_error "gostap companion $n-$v failed"
-      fi
-      gen "$share/bin/$n-$v" -o "$share/ts/$n-$v" "main.*" ||
-        hard_error "gostap gen $n-$v failed"
+      place_build inline "$n" "$v" "$variant"
       INLINE="$INLINE $n-$v"
     done
   done
