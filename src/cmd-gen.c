@@ -48,8 +48,9 @@ static const struct argp_option options[] = {
     "by hand needs to read it (--sysroot=DIR, or SYSTEMTAP_DEBUGINFO_PATH)",
     0 },
   { "fixed-runtime", OPT_FIXED_RUNTIME, NULL, 0, "Where stap is older than "
-    "5.1 (its relay transport drops records under load): also write a copy "
-    "of stap's runtime with upstream 5.1's fix into gostap's cache, as "
+    "5.1 (its relay transport drops records under load, its staprun stops "
+    "reading before the end of a run's output): also write a copy of "
+    "stap's runtime with both fixed into gostap's cache, as "
     "gostap run does, and say in one line what stap by hand needs to use "
     "it (-R DIR)", 0 },
   { NULL, 0, NULL, 0, NULL, 0 },

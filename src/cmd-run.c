@@ -62,8 +62,9 @@ usage (void)
          "(GOSTAP_NO_PREFLIGHT=1 skips that).  Where stap's libdw is older\n"
          "than 0.191, stap reads a copy of the binary (or of its debug\n"
          "file) with the .debug_aranges such a libdw needs.  Where stap is\n"
-         "older than 5.1, it runs with -R: a copy of stap's runtime with\n"
-         "5.1's fix of the relay transport, which drops records under load\n"
+         "older than 5.1, it runs with -R: a copy of stap's runtime in\n"
+         "which the relay transport keeps the records it drops under load\n"
+         "and the end of a run's output its staprun stops reading before\n"
          "(unless the options give their own -R).\n\n"
          "Exit status: stap's; 1 error, 2 not a usable Go binary, 64 usage.\n\n"
          "Examples:\n"
@@ -583,8 +584,9 @@ cmd_run (int argc, char **argv)
       goto out;
     }
 
-  /* stap before 5.1 drops records in its relay transport: a copy of its
-     runtime with the fix (run-runtime.c), unless the user names one.  */
+  /* stap before 5.1 drops records in its relay transport, and the end of
+     a run: a copy of its runtime with both fixed (run-runtime.c), unless
+     the user names one.  */
   if (!own_runtime)
     runtime = run_runtime_fixed (true);
 

@@ -264,15 +264,17 @@ run_checks (bool numeric_probes, bool runs,
   else if (need == RUN_RUNTIME_FIX)
     verdict (&out[n++], "transport", 1, "stap %d.%d's relay transport drops "
              "records when a header does not fit in the rest of a "
-             "sub-buffer, and its staprun then loses the framing (fixed in "
-             "5.1): gostap run gives stap a copy of its runtime with "
-             "upstream 5.1's fix (-R; gostap gen --fixed-runtime for stap "
-             "by hand)", rM, rm);
+             "sub-buffer, and its staprun then loses the framing; its "
+             "staprun stops reading before the end of a run's output (both "
+             "fixed in 5.1): gostap run gives stap a copy of its runtime "
+             "with both fixed (-R; gostap gen --fixed-runtime for stap by "
+             "hand)", rM, rm);
   else if (need == RUN_RUNTIME_UNKNOWN)
     verdict (&out[n++], "transport", -1, "stap %d.%d's relay transport "
              "drops records under load (fixed in 5.1), and its runtime's "
-             "relay code (%s/transport/relay_v2.c) is not the one gostap "
-             "knows: stap runs with its own runtime, which may lose output",
+             "transport code (%s/transport/relay_v2.c, transport.c) is not "
+             "the one gostap knows: stap runs with its own runtime, which "
+             "may lose output",
              rM, rm, rt != NULL ? rt : "not found");
   free (rt);
   if (!runs)

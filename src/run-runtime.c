@@ -8,24 +8,34 @@
    the record, but the bytes reserved stay in the stream unwritten, and
    staprun before 5.0 (no magic number to resynchronize on) reads them as
    a header: records lost, headers printed as data, output stopping.
-   Upstream fixed it in 5.1 (PR31117).  And staprun before 5.1 stops
-   its readers as soon as the module has run its end probes, so the last
-   records a module wrote (a program run with -c that ends in a burst of
-   output) may never be read (upstream PR31597, 5.1: staprun waits).
+   Upstream fixed it in 5.1 (PR31117).
 
-   gostap gives such a stap a copy of its runtime (stap -R) in which such
-   a rest goes to the sub-buffer's padding, which the kernel's relay read
-   skips: the old staprun reads the same framing as ever; and in which
-   the module, stopping its transport, waits (at most a second) until
-   staprun's readers have read every buffer.  The copy is
-   CACHE/gostap/runtime/KEY, KEY a hash of stap's version, the runtime's
-   path, relay_v2.c's bytes and every file's name, size and mtime (a
-   package update gets another); written under a temporary name and
-   renamed only complete, then reused.  The runtime is the one stap uses:
-   $SYSTEMTAP_RUNTIME, else the directory `stap --help` names after -R.
-   Only a relay_v2.c holding the exact lines below is changed; one
-   holding the code before 4.5, which moves a record that does not fit
-   whole to the next sub-buffer, needs nothing.  */
+   And it loses the end of a run: staprun before 5.1 stops its readers as
+   soon as it reads the module's STP_EXIT (upstream PR31597, 5.1: staprun
+   waits), and the module sends STP_EXIT at once when staprun writes its
+   own.  Staprun's SIGCHLD handler (the -c program ended) writes that,
+   and runs on whichever thread the signal found, often a reader: that
+   reader sits in the write while the module runs its end probes, and
+   the other reader waits for it (staprun orders records by sequence
+   number), so records still in the buffers are lost.  Measured in the
+   bookworm guest: the reader thread in write(2) to the control file,
+   in _stp_cleanup_and_exit() (testsuite/README.md).
+
+   gostap gives such a stap a copy of its runtime (stap -R) in which
+   (relay_v2.c) such a rest goes to the sub-buffer's padding, which the
+   kernel's relay read skips: the old staprun reads the same framing as
+   ever; and in which (transport.c) the module's STP_EXIT goes back from
+   a work item once staprun's readers have read every buffer (or read
+   nothing for 3 s), so the write that asked returns at once and its
+   thread reads on.  The copy is CACHE/gostap/runtime/KEY, KEY a hash of
+   stap's version, the runtime's path, the changed files' bytes, the
+   changes, and every file's name, size and mtime (a package update gets
+   another); written under a temporary name and renamed only complete,
+   then reused.  The runtime is the one stap uses: $SYSTEMTAP_RUNTIME,
+   else the directory `stap --help` names after -R.  Only a runtime
+   holding each changed line exactly once is changed (4.5 to 5.0); one
+   with relay code before 4.5, which moves a record that does not fit
+   whole to the next sub-buffer, is left as it is.  */
 
 #include "config.h"
 
@@ -43,60 +53,97 @@
 #include "gobin.h"
 #include "run.h"
 
-/* In _stp_data_write_reserve() of stap 4.5 (or so) to 5.0.  */
-static const char buggy[] =
-  "\t} else if (buf->offset + size_request > buf->chan->subbuf_size) {\n"
-  "\t\tsize_request = buf->chan->subbuf_size - buf->offset;\n"
-  "\t}\n"
-  "\t*entry = (char*)buf->data + buf->offset;\n";
-/* struct _stp_trace (transport_msgs.h) is there: transport.c includes
-   transport.h before relay_v2.c.  */
-static const char fixed[] =
-  "\t} else if (buf->offset + size_request > buf->chan->subbuf_size) {\n"
-  "\t\t/* gostap: a rest too small for a record's header (which\n"
-  "\t\t   __stp_print_flush needs whole, and more) goes to padding,\n"
-  "\t\t   as upstream 5.1 does (PR31117): left unwritten in the\n"
-  "\t\t   stream, it broke staprun's framing.  */\n"
-  "\t\tif (buf->chan->subbuf_size - buf->offset\n"
-  "\t\t    <= sizeof(struct _stp_trace)) {\n"
-  "\t\t\tsize_request = __stp_relay_switch_subbuf(buf, size_request);\n"
-  "\t\t\tif (!size_request)\n"
-  "\t\t\t\treturn 0;\n"
-  "\t\t} else\n"
-  "\t\t\tsize_request = buf->chan->subbuf_size - buf->offset;\n"
-  "\t}\n"
-  "\t*entry = (char*)buf->data + buf->offset;\n";
+static const char relay[] = "transport/relay_v2.c";
+static const char transport[] = "transport/transport.c";
 
-/* In _stp_transport_data_fs_stop(), called in process context only
-   (STP_EXIT written by staprun, or the module's unloading), while
-   staprun's readers still run.  */
-static const char undrained[] =
-  "\t\tdbug_trans(0, \"flushing...\\n\");\n"
-  "\t\tif (_stp_relay_data.rchan)\n"
-  "\t\t\trelay_flush(_stp_relay_data.rchan);\n";
-static const char drained[] =
-  "\t\tdbug_trans(0, \"flushing...\\n\");\n"
-  "\t\tif (_stp_relay_data.rchan) {\n"
-  "\t\t\tint i, tries;\n"
-  "\t\t\trelay_flush(_stp_relay_data.rchan);\n"
-  "\t\t\t/* gostap: wait until staprun's readers have read every\n"
-  "\t\t\t   buffer (at most a second), as upstream 5.1's staprun\n"
-  "\t\t\t   waits before it stops them (PR31597).  */\n"
-  "\t\t\tfor (tries = 0; tries < 100; tries++) {\n"
-  "\t\t\t\tint empty = 1;\n"
-  "\t\t\t\tfor_each_online_cpu(i) {\n"
-  "\t\t\t\t\tstruct rchan_buf *buf = _stp_get_rchan_subbuf(\n"
-  "\t\t\t\t\t\t_stp_relay_data.rchan->buf, i);\n"
-  "\t\t\t\t\tif (buf && !__stp_relay_buf_empty(buf)) {\n"
-  "\t\t\t\t\t\tempty = 0;\n"
-  "\t\t\t\t\t\t__stp_relay_wakeup_readers(buf);\n"
-  "\t\t\t\t\t}\n"
-  "\t\t\t\t}\n"
-  "\t\t\t\tif (empty)\n"
-  "\t\t\t\t\tbreak;\n"
-  "\t\t\t\tmsleep(10);\n"
-  "\t\t\t}\n"
-  "\t\t}\n";
+/* A change: the lines OLD, which FILE holds once, become NEW.  */
+struct hunk
+{
+  const char *file, *old, *new;
+};
+
+static const struct hunk hunks[] = {
+  /* _stp_data_write_reserve() of stap 4.5 (or so) to 5.0.  struct
+     _stp_trace (transport_msgs.h) is there: transport.c includes
+     transport.h before relay_v2.c.  */
+  { relay,
+    "\t} else if (buf->offset + size_request > buf->chan->subbuf_size) {\n"
+    "\t\tsize_request = buf->chan->subbuf_size - buf->offset;\n"
+    "\t}\n"
+    "\t*entry = (char*)buf->data + buf->offset;\n",
+    "\t} else if (buf->offset + size_request > buf->chan->subbuf_size) {\n"
+    "\t\t/* gostap: a rest too small for a record's header (which\n"
+    "\t\t   __stp_print_flush needs whole, and more) goes to padding,\n"
+    "\t\t   as upstream 5.1 does (PR31117): left unwritten in the\n"
+    "\t\t   stream, it broke staprun's framing.  */\n"
+    "\t\tif (buf->chan->subbuf_size - buf->offset\n"
+    "\t\t    <= sizeof(struct _stp_trace)) {\n"
+    "\t\t\tsize_request = __stp_relay_switch_subbuf(buf, size_request);\n"
+    "\t\t\tif (!size_request)\n"
+    "\t\t\t\treturn 0;\n"
+    "\t\t} else\n"
+    "\t\t\tsize_request = buf->chan->subbuf_size - buf->offset;\n"
+    "\t}\n"
+    "\t*entry = (char*)buf->data + buf->offset;\n" },
+  /* Before _stp_cleanup_and_exit(): the work item that sends STP_EXIT.
+     transport.c includes relay_v2.c and control.c above it.  */
+  { transport,
+    "static void _stp_cleanup_and_exit(int send_exit)\n{\n",
+    "/* gostap: staprun before 5.1 stops its readers as soon as it reads\n"
+    "   STP_EXIT, and may write its own STP_EXIT from a reader thread (its\n"
+    "   SIGCHLD handler runs on any thread): so STP_EXIT goes back from\n"
+    "   this work item once every buffer has been read, or nothing has\n"
+    "   been read for 3 s, never blocking the thread that asked (upstream\n"
+    "   5.1's staprun waits for its readers instead: PR31597).  */\n"
+    "static void _gostap_exit_work_fn(struct work_struct *work);\n"
+    "static DECLARE_DELAYED_WORK(_gostap_exit_work, _gostap_exit_work_fn);\n"
+    "static unsigned long _gostap_exit_read, _gostap_exit_idle;\n"
+    "\n"
+    "static void _gostap_exit_work_fn(struct work_struct *work)\n"
+    "{\n"
+    "\tunsigned long nread = 0;\n"
+    "\tint i, unread = 0;\n"
+    "\n"
+    "\tif (_stp_relay_data.rchan) {\n"
+    "\t\tfor_each_online_cpu(i) {\n"
+    "\t\t\tstruct rchan_buf *buf = _stp_get_rchan_subbuf(\n"
+    "\t\t\t\t_stp_relay_data.rchan->buf, i);\n"
+    "\t\t\tif (!buf)\n"
+    "\t\t\t\tcontinue;\n"
+    "\t\t\tnread += buf->subbufs_consumed + buf->bytes_consumed;\n"
+    "\t\t\tif (!__stp_relay_buf_empty(buf)) {\n"
+    "\t\t\t\tunread = 1;\n"
+    "\t\t\t\t__stp_relay_wakeup_readers(buf);\n"
+    "\t\t\t}\n"
+    "\t\t}\n"
+    "\t}\n"
+    "\tif (nread != _gostap_exit_read)\n"
+    "\t\t_gostap_exit_idle = 0;\n"
+    "\t_gostap_exit_read = nread;\n"
+    "\tif (unread && ++_gostap_exit_idle < 300) {\n"
+    "\t\tschedule_delayed_work(&_gostap_exit_work,\n"
+    "\t\t\t\t      msecs_to_jiffies(10));\n"
+    "\t\treturn;\n"
+    "\t}\n"
+    "\t_stp_ctl_send_notify(STP_EXIT, NULL, 0);\n"
+    "}\n"
+    "\n"
+    "static void _stp_cleanup_and_exit(int send_exit)\n{\n" },
+  /* In _stp_cleanup_and_exit(), after the transport stopped (its buffers
+     flushed): STP_EXIT from the work item.  */
+  { transport,
+    "\t\t\t_stp_ctl_send_notify(STP_EXIT, NULL, 0);\n",
+    "\t\t\t_gostap_exit_idle = 0;\n"
+    "\t\t\tschedule_delayed_work(&_gostap_exit_work, 0);\n" },
+  /* In _stp_transport_close() (the module unloads): no work item left
+     before the control channel and the buffers go.  */
+  { transport,
+    "\t_stp_cleanup_and_exit(0);\n\t_stp_unregister_ctl_channel();\n",
+    "\t_stp_cleanup_and_exit(0);\n"
+    "\tcancel_delayed_work_sync(&_gostap_exit_work); /* gostap */\n"
+    "\t_stp_unregister_ctl_channel();\n" },
+};
+enum { NHUNKS = sizeof hunks / sizeof hunks[0] };
 
 /* The same function before 4.5 (bullseye's 4.4): a record that does not
    fit goes whole into the next sub-buffer, the rest to padding; nothing
@@ -104,8 +151,6 @@ static const char drained[] =
 static const char whole[] =
   "\tif (unlikely(buf->offset + size_request > buf->chan->subbuf_size)) {\n"
   "\t\tsize_request = __stp_relay_switch_subbuf(buf, size_request);\n";
-
-static const char relay[] = "transport/relay_v2.c";
 
 /* The directory stap looks for its runtime in (malloc'd), or NULL.  */
 static char *
@@ -166,6 +211,58 @@ slurp (const char *file, size_t *len)
   return buf;
 }
 
+/* Where OLD stands in TEXT, when it stands there exactly once; else
+   NULL.  */
+static const char *
+once (const char *text, const char *old)
+{
+  const char *at = strstr (text, old);
+  return at != NULL && strstr (at + 1, old) == NULL ? at : NULL;
+}
+
+/* How many of the hunks' old lines stand once in runtime RT's files (-1:
+   a file could not be read); when KEY is not NULL, each file's bytes
+   and each change hashed into it.  */
+static int
+hunks_in (const char *rt, uint64_t *key)
+{
+  int found = 0;
+  for (size_t i = 0; i < NHUNKS; i++)
+    {
+      char *file = NULL, *text = NULL;
+      size_t len = 0;
+      if (asprintf (&file, "%s/%s", rt, hunks[i].file) < 0)
+        file = NULL;
+      if (file == NULL || (text = slurp (file, &len)) == NULL)
+        found = -1;
+      else if (found >= 0 && once (text, hunks[i].old) != NULL)
+        found++;
+      if (key != NULL && text != NULL)
+        {
+          *key = fnv1a (*key, text, len);
+          *key = fnv1a (*key, hunks[i].new, strlen (hunks[i].new) + 1);
+        }
+      free (text);
+      free (file);
+    }
+  return found;
+}
+
+/* Whether runtime RT's relay code is the one before 4.5, which needs no
+   change.  */
+static bool
+relay_whole (const char *rt)
+{
+  char *file = NULL, *text = NULL;
+  size_t len;
+  bool ret = asprintf (&file, "%s/%s", rt, relay) >= 0
+    && (text = slurp (file, &len)) != NULL
+    && strstr (text, whole) != NULL && strstr (text, hunks[0].old) == NULL;
+  free (text);
+  free (file);
+  return ret;
+}
+
 enum run_runtime_need
 run_runtime_need (int *major, int *minor, char **dir)
 {
@@ -175,20 +272,12 @@ run_runtime_need (int *major, int *minor, char **dir)
   if (run_stap_versions (major, minor, &dM, &dm) != 0 || *major < 0
       || *major > 5 || (*major == 5 && *minor >= 1))
     return RUN_RUNTIME_FINE;
-  char *rt = runtime_dir (), *file = NULL, *text = NULL;
-  size_t len;
+  char *rt = runtime_dir ();
   enum run_runtime_need need = RUN_RUNTIME_UNKNOWN;
-  if (rt != NULL && asprintf (&file, "%s/%s", rt, relay) >= 0
-      && (text = slurp (file, &len)) != NULL)
-    {
-      const char *at = strstr (text, buggy);
-      if (at != NULL && strstr (at + 1, buggy) == NULL)
-        need = RUN_RUNTIME_FIX;
-      else if (at == NULL && strstr (text, whole) != NULL)
-        need = RUN_RUNTIME_FINE;
-    }
-  free (text);
-  free (file);
+  if (rt != NULL && hunks_in (rt, NULL) == NHUNKS)
+    need = RUN_RUNTIME_FIX;
+  else if (rt != NULL && relay_whole (rt))
+    need = RUN_RUNTIME_FINE;
   if (dir != NULL)
     *dir = rt;
   else
@@ -324,16 +413,31 @@ walk (const char *root, const char *rel, const char *to, uint64_t *sum)
   return ret;
 }
 
-/* Write the fixes into the copy's relay_v2.c, in TMP.  0, or -1 after
-   one line.  */
-static int
-patch (const char *tmp)
+/* A hunk of FILE's text, where it stands.  */
+struct place
 {
-  char *file = NULL, *text = NULL, *at;
-  size_t len;
+  const char *at;
+  const struct hunk *h;
+};
+
+static int
+by_place (const void *a, const void *b)
+{
+  const struct place *x = a, *y = b;
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Write the hunks of FILE (a path inside the runtime) into the copy TMP.
+   0, or -1 after one line.  */
+static int
+patch_file (const char *tmp, const char *name)
+{
+  char *file = NULL, *text = NULL;
+  size_t len, n = 0;
   int ret = -1;
   FILE *f = NULL;
-  if (asprintf (&file, "%s/%s", tmp, relay) < 0)
+  struct place p[NHUNKS];
+  if (asprintf (&file, "%s/%s", tmp, name) < 0)
     {
       error (0, errno, "asprintf");
       return -1;
@@ -343,29 +447,18 @@ patch (const char *tmp)
       error (0, errno, "%s: read", file);
       goto out;
     }
-  if ((at = strstr (text, buggy)) == NULL)
-    {
-      error (0, 0, "%s: _stp_data_write_reserve's lines changed while "
-             "copied", file);
-      goto out;
-    }
-  /* The two hunks in the order they stand (the second only where its
-     lines stand once).  */
-  struct hunk
-  {
-    const char *at, *with;
-    size_t skip;
-  } h[2] = { { at, fixed, sizeof buggy - 1 }, { NULL, NULL, 0 } };
-  const char *stop = strstr (text, undrained);
-  size_t n = 1;
-  if (stop != NULL && strstr (stop + 1, undrained) == NULL)
-    h[n++] = (struct hunk) { stop, drained, sizeof undrained - 1 };
-  if (n == 2 && h[1].at < h[0].at)
-    {
-      struct hunk t = h[0];
-      h[0] = h[1];
-      h[1] = t;
-    }
+  for (size_t i = 0; i < NHUNKS; i++)
+    if (hunks[i].file == name)
+      {
+        p[n] = (struct place) { once (text, hunks[i].old), &hunks[i] };
+        if (p[n++].at == NULL)
+          {
+            error (0, 0, "%s: the lines gostap changes changed while "
+                   "copied", file);
+            goto out;
+          }
+      }
+  qsort (p, n, sizeof p[0], by_place);
   /* A new file: the copy's is this user's, but never write through a
      link.  */
   if (unlink (file) != 0)
@@ -381,13 +474,14 @@ patch (const char *tmp)
   const char *from = text;
   for (size_t i = 0; i < n; i++)
     {
-      size_t before = (size_t) (h[i].at - from);
-      if (fwrite (from, 1, before, f) != before || fputs (h[i].with, f) == EOF)
+      size_t before = (size_t) (p[i].at - from);
+      if (fwrite (from, 1, before, f) != before
+          || fputs (p[i].h->new, f) == EOF)
         {
           error (0, errno, "%s: fwrite", file);
           goto out;
         }
-      from = h[i].at + h[i].skip;
+      from = p[i].at + strlen (p[i].h->old);
     }
   size_t rest = len - (size_t) (from - text);
   if (fwrite (from, 1, rest, f) != rest)
@@ -407,32 +501,30 @@ out:
   return ret;
 }
 
+/* Write the fixes into the copy TMP.  0, or -1 after one line.  */
+static int
+patch (const char *tmp)
+{
+  return patch_file (tmp, relay) != 0 || patch_file (tmp, transport) != 0
+    ? -1 : 0;
+}
+
 /* The fixed copy of runtime RT of stap MAJOR.MINOR (malloc'd), made if
    not there, or NULL after one line.  */
 static char *
 make_copy (const char *rt, int major, int minor)
 {
-  char *cache = NULL, *dir = NULL, *tmp = NULL, *file = NULL, *text = NULL;
-  char *ret = NULL;
-  size_t len;
-  uint64_t sum = 0;
-  if (asprintf (&file, "%s/%s", rt, relay) < 0)
+  char *cache = NULL, *dir = NULL, *tmp = NULL, *ret = NULL;
+  uint64_t sum = 0, key = FNV1A_BASIS;
+  if (hunks_in (rt, &key) != NHUNKS)
     {
-      error (0, errno, "asprintf");
-      file = NULL;
+      error (0, 0, "%s: the lines gostap changes in %s and %s are not "
+             "there once each", rt, relay, transport);
       goto out;
     }
-  if ((text = slurp (file, &len)) == NULL)
-    {
-      error (0, errno, "%s: read", file);
-      goto out;
-    }
-  uint64_t key = fnv1a (FNV1A_BASIS, text, len);
   int v[2] = { major, minor };
   key = fnv1a (key, v, sizeof v);
   key = fnv1a (key, rt, strlen (rt) + 1);
-  key = fnv1a (key, fixed, sizeof fixed);
-  key = fnv1a (key, drained, sizeof drained);
   if (walk (rt, "", NULL, &sum) != 0)
     goto out;
   key = fnv1a (key, &sum, sizeof sum);
@@ -494,8 +586,6 @@ out:
   run_cache_discard (tmp);
   free (cache);
   free (dir);
-  free (file);
-  free (text);
   return ret;
 }
 
@@ -511,10 +601,10 @@ run_runtime_fixed (bool warn)
     case RUN_RUNTIME_UNKNOWN:
       if (warn)
         error (0, 0, "warning: stap %d.%d's relay transport drops records "
-               "under load (fixed in 5.1), and its runtime's relay code "
-               "(%s/%s) is not the one gostap knows: stap runs with it "
-               "as it is", major, minor, rt != NULL ? rt : "not found",
-               relay);
+               "under load (fixed in 5.1), and its runtime's transport "
+               "code (%s/%s, transport.c) is not the one gostap knows: stap "
+               "runs with it as it is", major, minor,
+               rt != NULL ? rt : "not found", relay);
       break;
     case RUN_RUNTIME_FIX:
       copy = make_copy (rt, major, minor);
@@ -536,13 +626,15 @@ run_runtime_hint (bool write)
   enum run_runtime_need need = run_runtime_need (&major, &minor, &rt);
   if (need == RUN_RUNTIME_FIX && !write)
     error (0, 0, "warning: stap %d.%d's relay transport drops records "
-           "under load (fixed in 5.1): gostap run gives stap a copy of its "
-           "runtime with the fix; for stap by hand, gostap gen "
+           "under load, and its staprun the end of a run's output (fixed "
+           "in 5.1): gostap run gives stap a copy of its runtime with the "
+           "fix; for stap by hand, gostap gen "
            "--fixed-runtime makes that copy and names it", major, minor);
   else if (need == RUN_RUNTIME_FIX && (copy = make_copy (rt, major, minor)))
     error (0, 0, "warning: stap %d.%d's relay transport drops records "
-           "under load (fixed in 5.1): run stap with -R %s (a copy of its "
-           "runtime with the fix)", major, minor, copy);
+           "under load, and its staprun the end of a run's output (fixed "
+           "in 5.1): run stap with -R %s (a copy of its runtime with the "
+           "fix)", major, minor, copy);
   int ret = need == RUN_RUNTIME_FIX && write && copy == NULL
     ? EXIT_ERROR : EXIT_OK;
   free (copy);

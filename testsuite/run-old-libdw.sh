@@ -26,11 +26,13 @@
 #  - gostap doctor says what gostap run does; a split build found only by
 #    .gnu_debuglink (no GNU build id) is refused in one line; one from
 #    debuginfod gets its copy as one from a debug directory does;
-#  - stap 4.8's relay transport drops records (run-runtime.c): gostap run
-#    -p2 leaves a copy of stap's runtime in the cache that differs from it
-#    only in transport/relay_v2.c, by two changes: in
-#    _stp_data_write_reserve (a rest too small for a header to padding)
-#    and in _stp_transport_data_fs_stop (wait for staprun's readers);
+#  - stap 4.8's relay transport drops records, and its staprun stops
+#    reading before a run's end (run-runtime.c): gostap run -p2 leaves a
+#    copy of stap's runtime in the cache that differs from it only in
+#    transport/relay_v2.c, in _stp_data_write_reserve (a rest too small
+#    for a header to padding), and in transport/transport.c, in
+#    _stp_cleanup_and_exit and _stp_transport_close (STP_EXIT sent back
+#    from a work item once staprun's readers have read every buffer);
 #    stap's command (-v) has -R the copy, or the user's -R alone; a relay
 #    code gostap does not know: the doctor says so, one warning, no copy;
 #    a copy that cannot be made: one line, one warning, no -R; gen says so
@@ -177,12 +179,14 @@ EOF
 done
 
 # stap 4.8's relay transport (runtime/transport/relay_v2.c) drops records
-# and staprun 4.8 then loses the framing: gostap run gave stap a copy of
-# its runtime in the cache (run-runtime.c). It differs from the runtime
-# only in relay_v2.c: in _stp_data_write_reserve() a rest of the
-# sub-buffer too small for a header goes to padding; in
-# _stp_transport_data_fs_stop() the module waits until staprun's readers
-# have read every buffer.
+# and staprun 4.8 then loses the framing, and staprun 4.8 stops reading
+# as soon as the module answers its STP_EXIT: gostap run gave stap a copy
+# of its runtime in the cache (run-runtime.c). It differs from the
+# runtime only in relay_v2.c (in _stp_data_write_reserve() a rest of the
+# sub-buffer too small for a header goes to padding) and in transport.c
+# (the module's STP_EXIT goes back from a work item, added before
+# _stp_cleanup_and_exit(), once the readers have read every buffer; the
+# work item cancelled in _stp_transport_close()).
 rt=$("$tmp/stap-old" --help 2>&1 | sed -n '/look in DIR for runtime/{n;s/^ *//p}')
 [ -d "$rt" ] || hard_error "stap --help names no runtime directory: '$rt'"
 checks=$((checks + 1))
@@ -191,60 +195,59 @@ rcopy=$copies
 if [ -z "$copies" ] || [ "$(wc -l <<< "$copies")" != 1 ]; then
   fail "runtime copy: not one in $tmp/cache-old/gostap/runtime after gostap run -p2: '$copies'"
   rcopy=
-elif [ "$(diff -rq "$rt" "$rcopy" | sed "s|$rt|RT|;s|$rcopy|COPY|")" != "Files RT/transport/relay_v2.c and COPY/transport/relay_v2.c differ" ]; then
-  fail "runtime copy: it differs from $rt elsewhere than transport/relay_v2.c: $(diff -rq "$rt" "$rcopy" | head -5)"
+elif [ "$(diff -rq "$rt" "$rcopy" | sed "s|$rt|RT|;s|$rcopy|COPY|")" != "Files RT/transport/relay_v2.c and COPY/transport/relay_v2.c differ
+Files RT/transport/transport.c and COPY/transport/transport.c differ" ]; then
+  fail "runtime copy: it differs from $rt elsewhere than transport/relay_v2.c and transport.c: $(diff -rq "$rt" "$rcopy" | head -5)"
 else
-  # The copy, its gostap comments aside, is the original with exactly
-  # these two changes, each in its function.
-  if python3 - "$rt/transport/relay_v2.c" "$rcopy/transport/relay_v2.c" > "$tmp/relay.check" 2>&1 <<'EOF'
-import re, sys
-orig, copy = (open(p).read() for p in sys.argv[1:3])
-if "PR31117" not in copy or "PR31597" not in copy:
-    sys.exit("the copy names neither PR31117 nor PR31597")
-bare = re.sub(r"[ \t]*/\* gostap: .*?\*/\n", "", copy, flags=re.S)
-reserve_old = ("\t} else if (buf->offset + size_request > buf->chan->subbuf_size) {\n"
-               "\t\tsize_request = buf->chan->subbuf_size - buf->offset;\n\t}\n")
-reserve_new = ("\t} else if (buf->offset + size_request > buf->chan->subbuf_size) {\n"
-               "\t\tif (buf->chan->subbuf_size - buf->offset\n"
-               "\t\t    <= sizeof(struct _stp_trace)) {\n"
-               "\t\t\tsize_request = __stp_relay_switch_subbuf(buf, size_request);\n"
-               "\t\t\tif (!size_request)\n\t\t\t\treturn 0;\n"
-               "\t\t} else\n"
-               "\t\t\tsize_request = buf->chan->subbuf_size - buf->offset;\n\t}\n")
-stop_old = ("\t\tif (_stp_relay_data.rchan)\n"
-            "\t\t\trelay_flush(_stp_relay_data.rchan);\n")
-stop_new = ("\t\tif (_stp_relay_data.rchan) {\n\t\t\tint i, tries;\n"
-            "\t\t\trelay_flush(_stp_relay_data.rchan);\n"
-            "\t\t\tfor (tries = 0; tries < 100; tries++) {\n"
-            "\t\t\t\tint empty = 1;\n"
-            "\t\t\t\tfor_each_online_cpu(i) {\n"
-            "\t\t\t\t\tstruct rchan_buf *buf = _stp_get_rchan_subbuf(\n"
-            "\t\t\t\t\t\t_stp_relay_data.rchan->buf, i);\n"
-            "\t\t\t\t\tif (buf && !__stp_relay_buf_empty(buf)) {\n"
-            "\t\t\t\t\t\tempty = 0;\n"
-            "\t\t\t\t\t\t__stp_relay_wakeup_readers(buf);\n"
-            "\t\t\t\t\t}\n\t\t\t\t}\n"
-            "\t\t\t\tif (empty)\n\t\t\t\t\tbreak;\n"
-            "\t\t\t\tmsleep(10);\n\t\t\t}\n\t\t}\n")
-def body(text, name):
-    m = re.search(r"^(static [^\n]*)?\b" + name + r"\([^)]*\)\n\{", text, re.M)
-    if m is None:
-        sys.exit(f"no function {name} in the original")
-    return m.start(), text.index("\n}\n", m.start())
-want = orig
-for name, old, new in (("_stp_data_write_reserve", reserve_old, reserve_new),
-                       ("_stp_transport_data_fs_stop", stop_old, stop_new)):
-    lo, hi = body(want, name)
-    at = want.find(old, lo)
-    if at < 0 or at > hi or want.count(old) != 1:
-        sys.exit(f"the original's lines in {name} are not there once")
-    want = want[:at] + new + want[at + len(old):]
-if bare != want:
-    sys.exit("the copy differs from the original otherwise than by the two changes")
-print("two changes: _stp_data_write_reserve (a rest <= sizeof(struct _stp_trace) to padding, PR31117), _stp_transport_data_fs_stop (wait until the readers read every buffer, PR31597)")
+  # Each change of the copy (difflib against the original) lies where it
+  # belongs, and removes only the lines named here.
+  if python3 - "$rt/transport" "$rcopy/transport" > "$tmp/relay.check" 2>&1 <<'EOF'
+import difflib, re, sys
+orig_dir, copy_dir = sys.argv[1:3]
+def lines(d, f):
+    return open(f"{d}/{f}").read().split("\n")
+def function_at(text, i):
+    """The function whose body holds line i, or whose header is line i."""
+    for j in range(min(i, len(text) - 1), -1, -1):
+        m = re.match(r"^(?:static )?[\w ]*?\b(\w+)\([^;]*\)$", text[j])
+        if m and j + 1 < len(text) and text[j + 1] == "{":
+            return m.group(1)
+        if j < i and text[j] == "}":
+            return None
+    return None
+expect = {
+    "relay_v2.c": ({"_stp_data_write_reserve"},
+                   ["\t\tsize_request = buf->chan->subbuf_size - buf->offset;"],
+                   ["PR31117", "__stp_relay_switch_subbuf(buf, size_request)"]),
+    "transport.c": ({"_stp_cleanup_and_exit", "_stp_transport_close"},
+                    ["\t\t\t_stp_ctl_send_notify(STP_EXIT, NULL, 0);"],
+                    ["PR31597", "_stp_ctl_send_notify(STP_EXIT, NULL, 0);",
+                     "schedule_delayed_work(&_gostap_exit_work, 0);",
+                     "cancel_delayed_work_sync(&_gostap_exit_work);"]),
+}
+said = []
+for f, (where, removable, added_must) in expect.items():
+    o, c = lines(orig_dir, f), lines(copy_dir, f)
+    removed, added, places = [], [], set()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, o, c, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        removed += o[i1:i2]
+        added += c[j1:j2]
+        places.add(function_at(o, i1))
+    if not places <= where:
+        sys.exit(f"{f}: changed in {sorted(map(str, places - where))}, expected only in {sorted(where)}")
+    if any(r not in removable for r in removed):
+        sys.exit(f"{f}: removes {[r for r in removed if r not in removable][:2]}")
+    text = "\n".join(added)
+    missing = [m for m in added_must if m not in text]
+    if missing:
+        sys.exit(f"{f}: adds none of {missing}")
+    said.append(f"{f} in {', '.join(sorted(places))} ({len(added)} lines added, {len(removed)} replaced)")
+print("; ".join(said))
 EOF
   then
-    echo "ok - runtime copy $(basename "$rcopy"): only transport/relay_v2.c differs from $rt, by $(cat "$tmp/relay.check")"
+    echo "ok - runtime copy $(basename "$rcopy"): only transport/relay_v2.c and transport.c differ from $rt: $(cat "$tmp/relay.check")"
   else
     fail "runtime copy: $(cat "$tmp/relay.check")"
   fi
@@ -278,7 +281,7 @@ SYSTEMTAP_RUNTIME=$tmp/rt-other GOSTAP_STAP=$tmp/stap-old "$GOSTAP" doctor > "$t
 if ! SYSTEMTAP_RUNTIME=$tmp/rt-other XDG_CACHE_HOME=$tmp/cache-other GOSTAP_STAP=$tmp/stap-old \
      "$GOSTAP" run -v -p2 -t "$demo" -e 'probe go.func.main.rec { println(goid) }' > /dev/null 2> "$tmp/other.err"; then
   fail "unknown relay code: gostap run failed: $(head -3 "$tmp/other.err")"
-elif ! grep -q "^??  transport .*$tmp/rt-other/transport/relay_v2.c) is not the one gostap knows" "$tmp/doctor.other"; then
+elif ! grep -q "^??  transport .*($tmp/rt-other/transport/relay_v2.c, transport.c) is not the one gostap knows" "$tmp/doctor.other"; then
   fail "unknown relay code: the doctor does not say so: $(grep transport "$tmp/doctor.other")"
 elif [ "$(grep -c 'relay transport' "$tmp/other.err")" != 1 ] || grep -q '^gostap: running: .* -R ' "$tmp/other.err" ||
      [ -e "$tmp/cache-other/gostap/runtime" ]; then

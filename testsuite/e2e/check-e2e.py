@@ -1071,11 +1071,19 @@ def check_newstack_fileline(job, v):
     # Lines of two probes run together (vm.md 7): counted, each costs at
     # most the two lines it joins; a frame line of any other form fails.
     joined = [l for l in named if not re.match(frame_re, l) and l.count(" : ") > 1]
-    odd = [l for l in named if not re.match(frame_re, l) and l.count(" : ") <= 1]
+    # A frame whose path another CPU changed in stap's shared path buffer
+    # (below) between measuring and copying it: cut at the length
+    # measured, its newline lost, the next growth line run into it
+    # (bookworm's 4.8: 1 in 11,633 frames).
+    cut = [l for l in named if re.match(
+        r"^ 0x[0-9a-f]+ : [^ +]+\+0x[0-9a-f]+/0x[0-9a-f]+ at \S+:\d+ \[[^][ ]*"
+        r"runtime: newstack: \d+ -> \d+ goid=\d+$", l)]
+    odd = [l for l in named if not re.match(frame_re, l) and l.count(" : ") <= 1
+           and l not in cut]
     check(frames and not odd and len(joined) * 100 <= len(named),
           f"{name}: {len(frames)} frames, each as print_ubacktrace_fileline prints one "
           f"(ADDR : FUNC+OFF/SIZE [at FILE:LINE] [MODULE]); {len(joined)} line(s) of two "
-          "probes run together",
+          f"probes run together, {len(cut)} cut by stap's shared path buffer",
           f"not so: {odd[:3]}; run together: {joined[:2]}")
     rec = [(int(f.group(1), 16), f.group(3), f.group(4)) for f in frames
            if f.group(2) == "main.rec"]
@@ -1122,12 +1130,13 @@ def check_newstack_fileline(job, v):
     wrong = [(hex(a), f"{fi}:{ln}", "%s:%d" % truth[a] if a in truth else "?")
              for a, fi, ln in rec if fi is None or truth.get(a) != (fi, int(ln))]
     wrong = [w for w in wrong if (w[0], w[1]) not in borrowed]
-    check(rec and not wrong and len(borrowed) * 1000 <= len(rec),
+    check(rec and not wrong and (len(borrowed) + len(cut)) * 1000 <= len(rec) + len(cut),
           f"{name}: the file:line of each of the {len(rec)} main.rec frames "
           f"({len({a for a, _, _ in rec})} addresses) is addr2line's for its address"
           + (f", e.g. {rec[0][1]}:{rec[0][2]}" if rec else "")
-          + f"; {len(borrowed)} with another frame's file (stap's shared path buffer)",
-          f"stap vs addr2line: {wrong[:3]}; another frame's file: {borrowed[:3]}")
+          + f"; {len(borrowed)} with another frame's file and {len(cut)} cut "
+          "(stap's shared path buffer)",
+          f"stap vs addr2line: {wrong[:3]}; another frame's file: {borrowed[:3]}; cut: {cut[:2]}")
 
 
 # --- (j) profiles: gostap run --pprof/--folded in the guest, read by Go's pprof ---------
