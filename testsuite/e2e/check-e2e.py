@@ -1712,11 +1712,18 @@ def check_container(v):
     # stap's end-of-run warning counts it). Each skip can leave one entry
     # without its return or one return without its entry, never more.
     sk = stap_losses(tr)[0]
-    check(e >= 20 and o == 0 and r == p + u and u <= 4 + sk and e - 4 - sk <= p <= e,
+    # Under TCG a uprobe hit now and then neither runs nor counts as
+    # skipped (shared/docs/vm.md 7b): 25 returns of 299,170 calls in one of
+    # four bookworm runs (2026-11-28), none in the others. Allowed at most
+    # 1 in 10,000 calls, counted.
+    lost = max(0, e - p - 4 - sk)
+    check(e >= 20 and o == 0 and r == p + u and u <= 4 + sk and p <= e
+          and lost * 10000 <= e,
           f"{name}: main.handle in the container's process: {e} entries, {r} returns, "
           f"{p} of them paired with an entry, {u} unpaired (in flight when stap "
           f"attached, at most one per worker), {e - p} entries in flight at the end "
-          f"(at most one per worker), {sk} probes stap skipped; "
+          f"(at most one per worker), {sk} probes stap skipped, {lost} returns "
+          f"neither run nor counted (vm.md 7b; at most 1 in 10,000); "
           f"{o} hits in other processes",
           "stap's warnings other than its address and unwind-data ones: " + stap_warnings(tr))
     src = os.environ.get("E2E_DEMO_SRC")
