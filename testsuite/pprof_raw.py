@@ -10,6 +10,8 @@ e2e/check-e2e.py.
                 labels {key: value}
     p.total(i)  the sum of value i over the samples
     p.build_id, p.period
+    p.functions {(name, system name, file): {start lines}} of every
+                location's lines (pprof prints Function.start_line as s=N)
 """
 
 import os
@@ -20,8 +22,8 @@ from collections import namedtuple
 
 Sample = namedtuple("Sample", "values frames labels")
 
-LOC = re.compile(r"^\s+(\d+): 0x([0-9a-f]+) M=\d+(?: (\S+) (\S+?):(\d+)(?::\d+)? s=\d+(?:\(.*\))?)?\s*$")
-MORE = re.compile(r"^\s+(\S+) (\S+?):(\d+)(?::\d+)? s=\d+(?:\(.*\))?\s*$")
+LOC = re.compile(r"^\s+(\d+): 0x([0-9a-f]+) M=\d+(?: (\S+) (\S+?):(\d+)(?::\d+)? s=(\d+)(?:\((.*)\))?)?\s*$")
+MORE = re.compile(r"^\s+(\S+) (\S+?):(\d+)(?::\d+)? s=(\d+)(?:\((.*)\))?\s*$")
 LABEL = re.compile(r"(\S+):\[([^\]]*)\]")
 
 
@@ -29,6 +31,7 @@ class Profile:
     def __init__(self):
         self.types, self.samples, self.error = [], [], None
         self.build_id, self.period, self.raw = None, None, ""
+        self.functions = {}
 
     def total(self, i):
         return sum(s.values[i] for s in self.samples)
@@ -82,12 +85,16 @@ def read(go, path):
                 cur = locs.setdefault(int(m.group(1)), [])
                 if m.group(3):
                     cur.append((m.group(3), m.group(4), int(m.group(5))))
+                    p.functions.setdefault((m.group(3), m.group(7) or m.group(3), m.group(4)),
+                                           set()).add(int(m.group(6)))
                 else:
                     cur.append(("0x" + m.group(2), "?", 0))   # no function: its address
                 continue
             m = MORE.match(l)
             if m and cur is not None:
                 cur.append((m.group(1), m.group(2), int(m.group(3))))
+                p.functions.setdefault((m.group(1), m.group(5) or m.group(1), m.group(2)),
+                                       set()).add(int(m.group(4)))
         elif section == "Mappings":
             m = re.match(r"^\d+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ (\S+) ([0-9a-f]+)", l)
             if m:

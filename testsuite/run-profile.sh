@@ -10,7 +10,10 @@
 # checks with `go tool pprof -raw` (the newest toolchain of the matrix)
 # that the profile holds the totals the script printed, the binary's build
 # id, and per point the frames runtime.CallersFrames gives (function,
-# file:line, inlined calls), and that the folded stacks are those frames.
+# file:line, inlined calls), that the folded stacks are those frames, and
+# that each function's start_line is the DW_AT_decl_line of its DWARF
+# subprogram (the default build's DWARF for the -w and -s -w builds; Go
+# 1.19 has neither: every start_line 0).
 #
 # Then the bad cases, on one binary: no sample, a sample whose value count
 # is not the types', a type after the first sample, malformed labels, a
@@ -40,7 +43,8 @@ fixture_manifest $versions > "$tmp/manifest"
 fixture_failures '$4 == "stacks" && $5 == "amd64" && $3 ~ /^(default|w|sw|pie)$/'
 
 # --- every build of the fixture ------------------------------------------
-binaries=0 points=0 frames=0 inlined=0 mismatches=0
+binaries=0 points=0 frames=0 inlined=0 mismatches=0 startlines=0
+startlines_by=
 count () { sed -n "s/.*profile:.* $1=\([0-9]*\).*/\1/p" "$2"; }
 while read -r bin ver variant fixture arch; do
   case $fixture/$arch in stacks/amd64) ;; *) continue ;; esac
@@ -54,8 +58,15 @@ while read -r bin ver variant fixture arch; do
     continue
   fi
   st=0
+  # The DWARF to read start lines from: this build's, else the default
+  # build's of the same release (same sources, same functions).
+  dwarf=$bin
+  case $variant in w|sw)
+    dwarf=$(awk -v v="$ver" '$2 == v && $3 == "default" && $4 == "stacks" && $5 == "amd64" { print $1 }' "$tmp/manifest")
+    [ -n "$dwarf" ] || { fail "$name: no default build of Go $ver for its DWARF"; continue; } ;;
+  esac
   python3 "$testsuite/check-profile.py" --label "$name" --raw "$tmp/$name.raw" \
-    --bin "$bin" --gostap "$GOSTAP" --go "$go" > "$tmp/$name.check" 2>&1 || st=$?
+    --bin "$bin" --gostap "$GOSTAP" --go "$go" --dwarf "$dwarf" > "$tmp/$name.check" 2>&1 || st=$?
   if ! grep -q 'profile: .* points=' "$tmp/$name.check"; then
     fail "$name: check-profile.py exited $st: $(head -5 "$tmp/$name.check")"
     continue
@@ -65,6 +76,10 @@ while read -r bin ver variant fixture arch; do
   frames=$((frames + $(count frames "$tmp/$name.check")))
   inlined=$((inlined + $(count inlined "$tmp/$name.check")))
   mismatches=$((mismatches + $(count mismatches "$tmp/$name.check")))
+  n=$(count startlines "$tmp/$name.check") z=$(count startlines_zero "$tmp/$name.check")
+  startlines=$((startlines + n))
+  if [ "${z:-0}" = 0 ]; then startlines_by="$startlines_by $ver-$variant:$n"
+  else startlines_by="$startlines_by $ver-$variant:0/all-zero:$z"; fi
   if [ "$st" = 0 ]; then
     echo "ok - $(tail -1 "$tmp/$name.check")"
   else
@@ -73,7 +88,8 @@ while read -r bin ver variant fixture arch; do
   fi
 done < "$tmp/manifest"
 [ "$checks" -gt 0 ] || skip "no amd64 build of the stacks fixture in the manifest"
-echo "profile: go=$("$go" version | awk '{ print $3 }') binaries=$binaries points=$points frames=$frames inlined=$inlined mismatches=$mismatches"
+echo "profile: go=$("$go" version | awk '{ print $3 }') binaries=$binaries points=$points frames=$frames inlined=$inlined startlines=$startlines mismatches=$mismatches"
+echo "start lines compared with DWARF (build:functions; all-zero: Go 1.19, every start_line 0):$startlines_by"
 
 # --- bad input: no file, one line ----------------------------------------
 bin=$(awk '$4 == "stacks" && $5 == "amd64" && $3 == "default" { b = $1 } END { print b }' "$tmp/manifest")
