@@ -15,6 +15,13 @@
 # subprogram (the default build's DWARF for the -w and -s -w builds; Go
 # 1.19 has neither: every start_line 0).
 #
+# Then PGO (check-pgo.py): the cpubound fixture of every release runs with
+# its own runtime/pprof profile, whose stacks gostap symbolizes into a
+# profile of its own: the same functions, files, lines and start lines for
+# every pc; and for the oldest and the newest release with -pgo (1.21+),
+# go build -pgo of either profile inlines the fixture's hot call, which
+# the build without -pgo does not (the compiler's -m=2, -d=pgodebug=1).
+#
 # Then the bad cases, on one binary: no sample, a sample whose value count
 # is not the types', a type after the first sample, malformed labels, a
 # directory that cannot be written: exit 1, one line naming the file and
@@ -90,6 +97,36 @@ done < "$tmp/manifest"
 [ "$checks" -gt 0 ] || skip "no amd64 build of the stacks fixture in the manifest"
 echo "profile: go=$("$go" version | awk '{ print $3 }') binaries=$binaries points=$points frames=$frames inlined=$inlined startlines=$startlines mismatches=$mismatches"
 echo "start lines compared with DWARF (build:functions; all-zero: Go 1.19, every start_line 0):$startlines_by"
+
+# --- PGO: the cpubound fixture's profiles, go build -pgo ---------------------
+pgo_first=$(awk '$4 == "cpubound" && $5 == "amd64" { print $2 }' "$tmp/manifest" | sort -V |
+            awk -F. '$1 > 1 || $2 >= 21 { print; exit }')
+pgo_last=$(awk '$4 == "cpubound" && $5 == "amd64" { print $2 }' "$tmp/manifest" | sort -V | tail -1)
+pgo_builds=0 pgo_pcs=0 pgo_with=
+fixture_failures '$4 == "cpubound" && $5 == "amd64"'
+while read -r bin ver variant fixture arch; do
+  [ "$fixture/$arch/$variant" = cpubound/amd64/default ] || continue
+  checks=$((checks + 1))
+  vgo=$(awk -v v="$ver" '$1 == v { print $2 "/bin/go" }' "$tmp/toolchains")
+  nopgo=--no-pgo
+  if [ "$ver" = "$pgo_first" ] || [ "$ver" = "$pgo_last" ]; then nopgo=; fi
+  st=0
+  python3 "$testsuite/check-pgo.py" --label "cpubound-$ver" --bin "$bin" --version "$ver" \
+    --go "$vgo" --pprof-go "$go" --gostap "$GOSTAP" --src "$testsuite/fixtures/cpubound" \
+    $nopgo > "$tmp/pgo-$ver.check" 2>&1 || st=$?
+  if [ "$st" = 0 ] && grep -q '^pgo: .* mismatches=0' "$tmp/pgo-$ver.check"; then
+    sed 's/^pgo: /ok - /' "$tmp/pgo-$ver.check" | grep '^ok - '
+    pgo_builds=$((pgo_builds + 1))
+    pgo_pcs=$((pgo_pcs + $(sed -n 's/^pgo: .* pcs=\([0-9]*\).*/\1/p' "$tmp/pgo-$ver.check")))
+    [ -n "$nopgo" ] || pgo_with="$pgo_with $ver"
+  else
+    fail "cpubound-$ver: check-pgo.py exited $st"
+    head -20 "$tmp/pgo-$ver.check" | sed 's/^/  /'
+  fi
+done < "$tmp/manifest"
+[ "$pgo_builds" -gt 0 ] || fail "no amd64 build of the cpubound fixture in the manifest"
+[ -n "$pgo_with" ] || fail "no release with go build -pgo (1.21+) among the cpubound builds"
+echo "pgo: builds=$pgo_builds pcs=$pgo_pcs go build -pgo with:$pgo_with"
 
 # --- bad input: no file, one line ----------------------------------------
 bin=$(awk '$4 == "stacks" && $5 == "amd64" && $3 == "default" { b = $1 } END { print b }' "$tmp/manifest")
