@@ -159,9 +159,10 @@ cross_cc=0
 amd64 || cross_cc=1
 GOSTAP_RUN_VERSIONS=$(awk 'NF { print $2 }' <<< "$GOSTAP_RUN_JOBS" | sort -u | tr '\n' ' ')
 LOAD_SECONDS=${E2E_LOAD_SECONDS:-30}
-# How long the pgo job's program runs: at most 5,000 samples of
-# cpuprofile.stp's 4 ms ticks and 2,000 of runtime/pprof's 10 ms, on
-# which check-e2e.py's tolerance for the two profiles' shares rests.
+# How long the pgo job's program runs: about 20,000 samples of
+# cpuprofile.stp's 1 ms (perf's CPU clock, on these kernels) and 2,000 of
+# runtime/pprof's 10 ms, on which check-e2e.py's tolerance for the two
+# profiles' shares rests (24.6 s for the job under TCG).
 PGO_SECONDS=${E2E_PGO_SECONDS:-20}
 if [ "${E2E_KEEP:-}" = 1 ]; then trap 'echo "work directory kept: $tmp" >&2' EXIT; fi
 
