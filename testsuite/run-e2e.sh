@@ -457,11 +457,11 @@ for vv in $GOSTAP_RUN_VERSIONS; do
   [ -n "$src" ] || hard_error "no $variant demo binary for Go $v in the manifest"
   cp "$src" "$share/bin/demo-$vv"
 done
-for v in $(awk '$1 == "pgo" { print $2 }' <<< "$GOSTAP_RUN_JOBS"); do
+while read -r v; do
   src=$(fixture "$v" "$DEF" cpubound)
   [ -n "$src" ] || hard_error "no cpubound fixture for Go $v in the manifest"
   cp "$src" "$share/bin/cpubound-$v"
-done
+done < <(awk '$1 == "pgo" { print $2 }' <<< "$GOSTAP_RUN_JOBS")
 
 # What every module of the guest is built with: no overload abort, and a
 # handler waits for the script's globals' locks up to MAXTRYLOCK x 10 us

@@ -53,6 +53,8 @@ fixture_failures '$4 == "stacks" && $5 == "amd64" && $3 ~ /^(default|w|sw|pie)$/
 binaries=0 points=0 frames=0 inlined=0 mismatches=0 startlines=0
 startlines_by=
 count () { sed -n "s/.*profile:.* $1=\([0-9]*\).*/\1/p" "$2"; }
+# "VERSION BINARY" of each release's default build (its DWARF)
+awk '$3 == "default" && $4 == "stacks" && $5 == "amd64" { print $2, $1 }' "$tmp/manifest" > "$tmp/dwarf-builds"
 while read -r bin ver variant fixture arch; do
   case $fixture/$arch in stacks/amd64) ;; *) continue ;; esac
   case $variant in default|w|sw|pie) ;; *) continue ;; esac
@@ -69,7 +71,7 @@ while read -r bin ver variant fixture arch; do
   # build's of the same release (same sources, same functions).
   dwarf=$bin
   case $variant in w|sw)
-    dwarf=$(awk -v v="$ver" '$2 == v && $3 == "default" && $4 == "stacks" && $5 == "amd64" { print $1 }' "$tmp/manifest")
+    dwarf=$(awk -v v="$ver" '$1 == v { print $2 }' "$tmp/dwarf-builds")
     [ -n "$dwarf" ] || { fail "$name: no default build of Go $ver for its DWARF"; continue; } ;;
   esac
   python3 "$testsuite/check-profile.py" --label "$name" --raw "$tmp/$name.raw" \
