@@ -263,6 +263,11 @@ const char *gobin_func_file (const struct go_bin *b, const struct go_func *f);
 const char *gobin_file_name (const struct go_bin *b, const struct go_func *f,
                              int32_t fno);
 int32_t gobin_func_line (const struct go_bin *b, const struct go_func *f);
+/* The line of F's func keyword (_func.startLine, Go 1.20+; what
+   runtime/pprof writes as a function's start_line and `go build -pgo`
+   measures call sites from), or 0 before Go 1.20.  */
+int32_t gobin_func_start_line (const struct go_bin *b,
+                               const struct go_func *f);
 /* The offset of F's pcdata table IDX (a PCDATA_* index) in the pc-value
    tables, or 0 when F has none.  */
 uint32_t gobin_pcdata (const struct go_bin *b, const struct go_func *f,

@@ -243,6 +243,7 @@ func_eq (const void *ctx, size_t i, const void *key)
   const struct profile *p = ctx;
   const struct stack_frame *f = key;
   return strcmp (p->funcs[i].raw_name, f->func) == 0
+    && p->funcs[i].start_line == f->start_line
     && strcmp (p->funcs[i].raw_file, f->file != NULL ? f->file : "") == 0;
 }
 
@@ -251,8 +252,10 @@ static long
 intern_func (struct profile *p, const struct stack_frame *f)
 {
   const char *file = f->file != NULL ? f->file : "";
-  uint64_t h = fnv1a (fnv1a (FNV1A_BASIS, f->func,
-                             strlen (f->func) + 1), file, strlen (file));
+  uint64_t h = fnv1a (fnv1a (fnv1a (FNV1A_BASIS, f->func,
+                                    strlen (f->func) + 1), file,
+                             strlen (file) + 1), &f->start_line,
+                      sizeof f->start_line);
   struct hash_slot *s = hash_find (&p->func_ht, &p->func_hn,
                            p->nfuncs, h, func_eq, p, f);
   if (s == NULL)
@@ -267,6 +270,7 @@ intern_func (struct profile *p, const struct stack_frame *f)
   pf->file = escaped (file, false);
   pf->raw_name = f->func;
   pf->raw_file = file;
+  pf->start_line = f->start_line;
   if (pf->name == NULL || pf->system_name == NULL || pf->file == NULL)
     {
       free (pf->name);

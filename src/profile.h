@@ -51,6 +51,9 @@ struct profile_func
   char *system_name;            /* as the pclntab names it */
   char *file;                   /* "" when unknown */
   const char *raw_name, *raw_file;    /* the binary's bytes */
+  int64_t start_line;           /* its func keyword's line (Go 1.20+:
+                                   what go build -pgo measures call
+                                   sites from), else 0 */
 };
 
 /* A physical pc: lines[line0 .. line0+nlines), innermost first.  */

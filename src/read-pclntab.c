@@ -589,6 +589,20 @@ gobin_func_line (const struct go_bin *b, const struct go_func *f)
     ? line : 0;
 }
 
+int32_t
+gobin_func_start_line (const struct go_bin *b, const struct go_func *f)
+{
+  size_t avail;
+  if (b->pcln_ver < GO_PCLN_120)
+    return 0;
+  /* The field after cuOffset, before the funcID byte.  */
+  const uint8_t *rec = func_record (b, f, &avail);
+  if (avail < func_record_size (b))
+    return 0;
+  int32_t line = (int32_t) func_field (b, rec, 9);
+  return line > 0 ? line : 0;
+}
+
 /* The text base for Go 1.26+, which writes textStart as 0.  */
 static bool
 find_text_start (struct go_bin *b)

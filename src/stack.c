@@ -92,7 +92,7 @@ struct group
   struct
   {
     const char *func, *file;
-    int32_t line;
+    int32_t line, start_line;
     uint8_t funcid;
     bool inlined;
   } f[GROUP_MAX];
@@ -142,7 +142,8 @@ link_address (const struct go_bin *b, uint64_t pc)
 
 static void
 add (const struct go_bin *b, struct group *g, const struct go_func *f,
-     const char *name, uint8_t funcid, uint64_t at, bool inlined)
+     const char *name, uint8_t funcid, int32_t start_line, uint64_t at,
+     bool inlined)
 {
   if (g->n == GROUP_MAX)
     return;
@@ -150,6 +151,7 @@ add (const struct go_bin *b, struct group *g, const struct go_func *f,
   unsigned i = g->n++;
   g->f[i].func = name;
   g->f[i].funcid = funcid;
+  g->f[i].start_line = start_line;
   g->f[i].file = gobin_pcvalue (b, f, f->pcfile, at, &fno)
     ? gobin_file_name (b, f, fno) : NULL;
   if (!gobin_pcvalue (b, f, f->pcln, at, &g->f[i].line) || g->f[i].line < 0)
@@ -191,7 +193,7 @@ expand (struct stack_cache *c, uint64_t pc, bool ret)
     {
       /* A pc in no function: one frame with no name.  */
       g->f[0].func = g->f[0].file = NULL;
-      g->f[0].line = 0;
+      g->f[0].line = g->f[0].start_line = 0;
       g->f[0].funcid = 0;
       g->f[0].inlined = false;
       g->n = 1;
@@ -206,10 +208,11 @@ expand (struct stack_cache *c, uint64_t pc, bool ret)
       int32_t idx = gobin_inline_index (b, f, at);
       if (idx < 0 || !gobin_inline_call (b, f, idx, &call))
         break;
-      add (b, g, f, call.name, call.funcid, at, true);
+      add (b, g, f, call.name, call.funcid, call.start_line, at, true);
       at = call.parent_pc;
     }
-  add (b, g, f, f->name, f->funcid, at, false);
+  add (b, g, f, f->name, f->funcid, gobin_func_start_line (b, f), at,
+       false);
   return g;
 }
 
@@ -266,7 +269,8 @@ emit (struct stack_cache *c, struct frames *fr, const struct group *g)
         return;
       fr->out[fr->n++] = (struct stack_frame) {
         .func = g->f[i].func, .file = g->f[i].file, .line = g->f[i].line,
-        .pc = g->addr, .entry = g->entry, .inlined = g->f[i].inlined };
+        .start_line = g->f[i].start_line, .pc = g->addr,
+        .entry = g->entry, .inlined = g->f[i].inlined };
     }
 }
 

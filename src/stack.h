@@ -54,6 +54,8 @@ struct stack_frame
                                    pc is in no function */
   const char *file;             /* NULL when unknown */
   int32_t line;
+  int32_t start_line;           /* the line of the function's func
+                                   keyword (Go 1.20+), else 0 */
   uint64_t pc;                  /* the physical pc, as recorded */
   uint64_t entry;               /* of the physical function */
   bool inlined;

@@ -3,7 +3,9 @@
    messages of profile.proto, compressed by zlib.  One mapping, the
    binary's executable segment with its build id, marked as symbolized
    (functions, files, lines and inlined frames are all in the profile:
-   pprof needs no binary to show it).  */
+   pprof needs no binary to show it).  Each function has its start_line
+   where the pclntab has it (Go 1.20+), which `go build -pgo` needs to
+   place the profile's call edges in the source.  */
 
 #include "config.h"
 
@@ -187,6 +189,7 @@ write_pprof (const struct profile *p, const char *path)
       funcs[i].name = STR (p->funcs[i].name);
       funcs[i].system_name = STR (p->funcs[i].system_name);
       funcs[i].filename = STR (p->funcs[i].file);
+      funcs[i].start_line = p->funcs[i].start_line;
       pfuncs[i] = &funcs[i];
     }
   pr.n_function = p->nfuncs;

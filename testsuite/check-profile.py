@@ -19,10 +19,16 @@ on it and checks:
    block's, its labels decoded;
  - F: one line a sample, its frames outermost first joined by ';' and
    the value of the last type, equal to the want blocks';
+ - each function's start_line (pprof's s=N) equals DW_AT_decl_line of
+   its DW_TAG_subprogram in the DWARF of --dwarf (the build itself, or the
+   default build of the same release for a build without DWARF): Go
+   1.21+ write both (1.20 the pclntab's alone); on a release whose DWARF
+   has no decl_line (Go 1.19, whose pclntab has no startLine) every
+   start_line must be 0;
  - without --pprof, each sample is printed as a header line and its
    traceback.
-Prints "profile: label points=N frames=N inlined=N mismatches=N"; exit 1
-on a mismatch.
+Prints "profile: label points=N frames=N inlined=N startlines=N
+startlines_zero=N mismatches=N"; exit 1 on a mismatch.
 """
 
 import argparse
@@ -42,6 +48,7 @@ ap.add_argument("--raw", required=True)
 ap.add_argument("--bin", required=True)
 ap.add_argument("--gostap", required=True)
 ap.add_argument("--go", required=True)
+ap.add_argument("--dwarf", required=True, help="a build of the same release with DWARF")
 a = ap.parse_args()
 
 mismatches = 0
@@ -177,6 +184,55 @@ elif collections.Counter(folded) != want_folded:
     bad(f"folded: {sum(extra.values())} unexpected lines ({list(extra)[:1]}), "
         f"{sum(missing.values())} missing ({list(missing)[:1]})")
 
+
+
+def decl_lines(path):
+    """{name: {DW_AT_decl_line}} of the subprograms of PATH's DWARF, as
+    binutils' readelf prints them (abstract ones of inlined functions
+    included: they carry the name and the line)."""
+    r = subprocess.run(["readelf", "--debug-dump=info", path], capture_output=True,
+                       text=True, errors="replace")
+    out, name, line, sub = collections.defaultdict(set), None, None, False
+
+    def flush():
+        if sub and name is not None and line is not None:
+            out[name].add(line)
+    for l in r.stdout.splitlines():
+        if re.match(r"^\s*<\d+><[0-9a-f]+>: Abbrev Number", l):
+            flush()
+            sub, name, line = "(DW_TAG_subprogram)" in l, None, None
+            continue
+        m = re.match(r"^\s*<[0-9a-f]+>\s+DW_AT_name\s*:\s*(?:\(.*?\):\s*)?(.*?)\s*$", l)
+        if m:
+            name = m.group(1)
+        m = re.match(r"^\s*<[0-9a-f]+>\s+DW_AT_decl_line\s*:\s*(\d+)", l)
+        if m:
+            line = int(m.group(1))
+    flush()
+    return out
+
+
+# start_line: Go's DWARF says on which line each function starts.
+decl = decl_lines(a.dwarf)
+nstart = nzero = 0
+if not decl:
+    # No decl_line in this release's DWARF (Go 1.19): nor a startLine in
+    # its pclntab, so every start_line must be 0.
+    for (fname, sysname, _), starts in prof.functions.items():
+        nzero += 1
+        if starts != {0}:
+            bad(f"start_line of {sysname}: {sorted(starts)}, want 0 (no startLine before Go 1.20)")
+else:
+    for (fname, sysname, _), starts in prof.functions.items():
+        want = decl.get(sysname)
+        if want is None:
+            continue            # not in the DWARF (nothing to compare with)
+        nstart += 1
+        if len(starts) != 1 or not starts <= want:
+            bad(f"start_line of {sysname}: {sorted(starts)}, DW_AT_decl_line {sorted(want)}")
+    if nstart < len(prof.functions) // 2:
+        bad(f"start_line: only {nstart} of {len(prof.functions)} functions found in the DWARF")
+
 # Text mode: a header line and the traceback the record gives alone.
 name, rec, want = points[1]
 head = f"sample: samples=2 delay=2000 point={name} odd={ODD}"
@@ -190,5 +246,6 @@ else:
         bad(f"text mode: the traceback after {head!r} is not the record's")
 
 print(f"profile: {a.label} points={len(points)} frames={nframes} inlined={ninl} "
+      f"startlines={nstart} startlines_zero={nzero} functions={len(prof.functions)} "
       f"mismatches={mismatches}")
 sys.exit(1 if mismatches else 0)

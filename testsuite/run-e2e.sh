@@ -123,7 +123,11 @@ CONTAINER_VERSION=1.24
 # report, newstack-fileline.stp (stap's print_ubacktrace_fileline), on Go
 # 1.24 (DWARF 4: stap's runtime cannot read Go 1.25+'s DWARF 5 line
 # tables), in every guest: check-e2e.py compares its main.rec frames'
-# file:line with addr2line's.
+# file:line with addr2line's. The pgo job runs the cpubound fixture
+# instead of the demo (gostap_run_args): a CPU-bound loop that writes its
+# own runtime/pprof CPU profile (SHARE/out/gostap_run_pgo.go.pb.gz) while
+# cpuprofile.stp samples it; check-e2e.py compares the two profiles and
+# builds the fixture with `go build -pgo` of each (x86-64 guests only).
 # name version script [args]
 GOSTAP_RUN_JOBS="
 newstack_1_19 1.19 newstack.stp 1
@@ -133,6 +137,7 @@ newstack_sw_demo 1.27-sw newstack.stp 1
 newstack_prof 1.27-sw newstack.stp 1 --pprof=@OUT@.pb.gz --folded=@OUT@.folded
 newstack_fileline_1_24 1.24 newstack-fileline.stp 1
 cpuprofile 1.27 cpuprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
+pgo 1.27 cpuprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
 offcpu 1.24 offcpu.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
 funclatency 1.24 funclatency.stp
 goroutines 1.24 goroutines.stp
@@ -154,6 +159,11 @@ cross_cc=0
 amd64 || cross_cc=1
 GOSTAP_RUN_VERSIONS=$(awk 'NF { print $2 }' <<< "$GOSTAP_RUN_JOBS" | sort -u | tr '\n' ' ')
 LOAD_SECONDS=${E2E_LOAD_SECONDS:-30}
+# How long the pgo job's program runs: about 20,000 samples of
+# cpuprofile.stp's 1 ms (perf's CPU clock, on these kernels) and 2,000 of
+# runtime/pprof's 10 ms, on which check-e2e.py's tolerance for the two
+# profiles' shares rests (24.6 s for the job under TCG).
+PGO_SECONDS=${E2E_PGO_SECONDS:-20}
 if [ "${E2E_KEEP:-}" = 1 ]; then trap 'echo "work directory kept: $tmp" >&2' EXIT; fi
 
 now () { date +%s.%N; }
@@ -447,6 +457,11 @@ for vv in $GOSTAP_RUN_VERSIONS; do
   [ -n "$src" ] || hard_error "no $variant demo binary for Go $v in the manifest"
   cp "$src" "$share/bin/demo-$vv"
 done
+while read -r v; do
+  src=$(fixture "$v" "$DEF" cpubound)
+  [ -n "$src" ] || hard_error "no cpubound fixture for Go $v in the manifest"
+  cp "$src" "$share/bin/cpubound-$v"
+done < <(awk '$1 == "pgo" { print $2 }' <<< "$GOSTAP_RUN_JOBS")
 
 # What every module of the guest is built with: no overload abort, and a
 # handler waits for the script's globals' locks up to MAXTRYLOCK x 10 us
@@ -538,9 +553,12 @@ t_compile=$(elapsed "$t0" "$(now)")
 # The command of the guest for a job (the chroot adds -p4 -r KVER).
 # gostap_run_args NAME VERSION SCRIPT [ARG...]: sets gr_args; the
 # --pprof=/--folded= arguments go before the script, @OUT@ made the job's
-# output path.
+# output path. The program is the demo, for the pgo job the cpubound
+# fixture with the path of its own profile and its seconds.
 gostap_run_args () {
-  local name=$1 v=$2 script=$3 a opts=() args=()
+  local name=$1 v=$2 script=$3 a opts=() args=() prog="$share/bin/demo-$2 3"
+  [ "$name" != pgo ] ||
+    prog="$share/bin/cpubound-$v $share/out/gostap_run_$name.go.pb.gz $PGO_SECONDS"
   shift 3
   for a in "$@"; do
     case $a in
@@ -548,7 +566,7 @@ gostap_run_args () {
       *) args+=("$a") ;;
     esac
   done
-  gr_args=(-c "$share/bin/demo-$v 3" "${LIMITS[@]}" "${opts[@]}" "examples/$script" "${args[@]}")
+  gr_args=(-c "$prog" "${LIMITS[@]}" "${opts[@]}" "examples/$script" "${args[@]}")
 }
 t_gbuild=0 t_gcompile=0
 if [ -n "$GOSTAP_RUN_JOBS" ]; then
@@ -805,7 +823,7 @@ run_s=$(sed -n 's/^.*gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$s
 st=0
 amd64 || CONTAINER_VERSION=
 E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
-  E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
+  E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_CPUBOUND_SRC="$testsuite/fixtures/cpubound" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
   E2E_STACKS="$STACKS" E2E_INLINE="$INLINE" E2E_GO=$go_newest E2E_COMPILE_LIBDW=$compile_libdw \
   E2E_GUEST_LIBDW=$guest_libdw E2E_DEBUG_DIR=$share/debug \

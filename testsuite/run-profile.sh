@@ -10,7 +10,17 @@
 # checks with `go tool pprof -raw` (the newest toolchain of the matrix)
 # that the profile holds the totals the script printed, the binary's build
 # id, and per point the frames runtime.CallersFrames gives (function,
-# file:line, inlined calls), and that the folded stacks are those frames.
+# file:line, inlined calls), that the folded stacks are those frames, and
+# that each function's start_line is the DW_AT_decl_line of its DWARF
+# subprogram (the default build's DWARF for the -w and -s -w builds; Go
+# 1.19 has neither: every start_line 0).
+#
+# Then PGO (check-pgo.py): the cpubound fixture of every release runs with
+# its own runtime/pprof profile, whose stacks gostap symbolizes into a
+# profile of its own: the same functions, files, lines and start lines for
+# every pc; and for the oldest and the newest release with -pgo (1.21+),
+# go build -pgo of either profile inlines the fixture's hot call, which
+# the build without -pgo does not (the compiler's -m=2, -d=pgodebug=1).
 #
 # Then the bad cases, on one binary: no sample, a sample whose value count
 # is not the types', a type after the first sample, malformed labels, a
@@ -40,8 +50,11 @@ fixture_manifest $versions > "$tmp/manifest"
 fixture_failures '$4 == "stacks" && $5 == "amd64" && $3 ~ /^(default|w|sw|pie)$/'
 
 # --- every build of the fixture ------------------------------------------
-binaries=0 points=0 frames=0 inlined=0 mismatches=0
+binaries=0 points=0 frames=0 inlined=0 mismatches=0 startlines=0
+startlines_by=
 count () { sed -n "s/.*profile:.* $1=\([0-9]*\).*/\1/p" "$2"; }
+# "VERSION BINARY" of each release's default build (its DWARF)
+awk '$3 == "default" && $4 == "stacks" && $5 == "amd64" { print $2, $1 }' "$tmp/manifest" > "$tmp/dwarf-builds"
 while read -r bin ver variant fixture arch; do
   case $fixture/$arch in stacks/amd64) ;; *) continue ;; esac
   case $variant in default|w|sw|pie) ;; *) continue ;; esac
@@ -54,8 +67,15 @@ while read -r bin ver variant fixture arch; do
     continue
   fi
   st=0
+  # The DWARF to read start lines from: this build's, else the default
+  # build's of the same release (same sources, same functions).
+  dwarf=$bin
+  case $variant in w|sw)
+    dwarf=$(awk -v v="$ver" '$1 == v { print $2 }' "$tmp/dwarf-builds")
+    [ -n "$dwarf" ] || { fail "$name: no default build of Go $ver for its DWARF"; continue; } ;;
+  esac
   python3 "$testsuite/check-profile.py" --label "$name" --raw "$tmp/$name.raw" \
-    --bin "$bin" --gostap "$GOSTAP" --go "$go" > "$tmp/$name.check" 2>&1 || st=$?
+    --bin "$bin" --gostap "$GOSTAP" --go "$go" --dwarf "$dwarf" > "$tmp/$name.check" 2>&1 || st=$?
   if ! grep -q 'profile: .* points=' "$tmp/$name.check"; then
     fail "$name: check-profile.py exited $st: $(head -5 "$tmp/$name.check")"
     continue
@@ -65,6 +85,10 @@ while read -r bin ver variant fixture arch; do
   frames=$((frames + $(count frames "$tmp/$name.check")))
   inlined=$((inlined + $(count inlined "$tmp/$name.check")))
   mismatches=$((mismatches + $(count mismatches "$tmp/$name.check")))
+  n=$(count startlines "$tmp/$name.check") z=$(count startlines_zero "$tmp/$name.check")
+  startlines=$((startlines + n))
+  if [ "${z:-0}" = 0 ]; then startlines_by="$startlines_by $ver-$variant:$n"
+  else startlines_by="$startlines_by $ver-$variant:0/all-zero:$z"; fi
   if [ "$st" = 0 ]; then
     echo "ok - $(tail -1 "$tmp/$name.check")"
   else
@@ -73,7 +97,38 @@ while read -r bin ver variant fixture arch; do
   fi
 done < "$tmp/manifest"
 [ "$checks" -gt 0 ] || skip "no amd64 build of the stacks fixture in the manifest"
-echo "profile: go=$("$go" version | awk '{ print $3 }') binaries=$binaries points=$points frames=$frames inlined=$inlined mismatches=$mismatches"
+echo "profile: go=$("$go" version | awk '{ print $3 }') binaries=$binaries points=$points frames=$frames inlined=$inlined startlines=$startlines mismatches=$mismatches"
+echo "start lines compared with DWARF (build:functions; all-zero: Go 1.19, every start_line 0):$startlines_by"
+
+# --- PGO: the cpubound fixture's profiles, go build -pgo ---------------------
+pgo_first=$(awk '$4 == "cpubound" && $5 == "amd64" { print $2 }' "$tmp/manifest" | sort -V |
+            awk -F. '$1 > 1 || $2 >= 21 { print; exit }')
+pgo_last=$(awk '$4 == "cpubound" && $5 == "amd64" { print $2 }' "$tmp/manifest" | sort -V | tail -1)
+pgo_builds=0 pgo_pcs=0 pgo_with=
+fixture_failures '$4 == "cpubound" && $5 == "amd64"'
+while read -r bin ver variant fixture arch; do
+  [ "$fixture/$arch/$variant" = cpubound/amd64/default ] || continue
+  checks=$((checks + 1))
+  vgo=$(awk -v v="$ver" '$1 == v { print $2 "/bin/go" }' "$tmp/toolchains")
+  nopgo=--no-pgo
+  if [ "$ver" = "$pgo_first" ] || [ "$ver" = "$pgo_last" ]; then nopgo=; fi
+  st=0
+  python3 "$testsuite/check-pgo.py" --label "cpubound-$ver" --bin "$bin" --version "$ver" \
+    --go "$vgo" --pprof-go "$go" --gostap "$GOSTAP" --src "$testsuite/fixtures/cpubound" \
+    $nopgo > "$tmp/pgo-$ver.check" 2>&1 || st=$?
+  if [ "$st" = 0 ] && grep -q '^pgo: .* mismatches=0' "$tmp/pgo-$ver.check"; then
+    sed 's/^pgo: /ok - /' "$tmp/pgo-$ver.check" | grep '^ok - '
+    pgo_builds=$((pgo_builds + 1))
+    pgo_pcs=$((pgo_pcs + $(sed -n 's/^pgo: .* pcs=\([0-9]*\).*/\1/p' "$tmp/pgo-$ver.check")))
+    [ -n "$nopgo" ] || pgo_with="$pgo_with $ver"
+  else
+    fail "cpubound-$ver: check-pgo.py exited $st"
+    head -20 "$tmp/pgo-$ver.check" | sed 's/^/  /'
+  fi
+done < "$tmp/manifest"
+[ "$pgo_builds" -gt 0 ] || fail "no amd64 build of the cpubound fixture in the manifest"
+[ -n "$pgo_with" ] || fail "no release with go build -pgo (1.21+) among the cpubound builds"
+echo "pgo: builds=$pgo_builds pcs=$pgo_pcs go build -pgo with:$pgo_with"
 
 # --- bad input: no file, one line ----------------------------------------
 bin=$(awk '$4 == "stacks" && $5 == "amd64" && $3 == "default" { b = $1 } END { print b }' "$tmp/manifest")
