@@ -685,6 +685,21 @@ def main():
                               "(%s), gostap %s" % (name, pname, expr, fmt_pieces(gpieces)))
                     continue
             dpieces = [p for p in placed if p[2] != "gap"]
+            # Stack pieces whose addresses do not follow their order: Go
+            # 1.27 described a slice passed on the stack as its pointer at
+            # CFA+0 and a second word at CFA+16 (its cap's place by the
+            # ABI), with no piece for the len, which the DWARF reading of
+            # contiguous pieces puts at the len's offset (compress/flate's
+            # writeTokens, offCodes, in the cpubound fixture). A DWARF fault:
+            # noted, as pieces that do not fit the type are.
+            st = [(o, w) for o, _, k, w in dpieces if k == "stack"]
+            if len(st) > 1 and len(st) == len(dpieces) and \
+                    any(w - st[0][1] != o - st[0][0] for o, w in st):
+                c["skip_dwarf_bad_pieces"] += 1
+                print("# note %s param %s (%s, size %d) at %#x: DWARF stack pieces "
+                      "out of their order's place: %s" % (name, pname, gp["type"],
+                                                          gp["size"], body, expr))
+                continue
             ok, complete = compare(gpieces, dpieces)
             c["params"] += 1
             if any(k == "stack" for _, _, k, _ in dpieces):
