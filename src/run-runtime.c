@@ -220,28 +220,35 @@ once (const char *text, const char *old)
   return at != NULL && strstr (at + 1, old) == NULL ? at : NULL;
 }
 
+/* The files the hunks change, each named once.  */
+static const char *const files[] = { relay, transport };
+enum { NFILES = sizeof files / sizeof files[0] };
+
 /* How many of the hunks' old lines stand once in runtime RT's files (-1:
-   a file could not be read); when KEY is not NULL, each file's bytes
-   and each change hashed into it.  */
+   a file could not be read), each file read once; when KEY is not NULL,
+   each file's bytes and each change hashed into it.  */
 static int
 hunks_in (const char *rt, uint64_t *key)
 {
   int found = 0;
-  for (size_t i = 0; i < NHUNKS; i++)
+  for (size_t f = 0; f < NFILES; f++)
     {
       char *file = NULL, *text = NULL;
       size_t len = 0;
-      if (asprintf (&file, "%s/%s", rt, hunks[i].file) < 0)
+      if (asprintf (&file, "%s/%s", rt, files[f]) < 0)
         file = NULL;
       if (file == NULL || (text = slurp (file, &len)) == NULL)
         found = -1;
-      else if (found >= 0 && once (text, hunks[i].old) != NULL)
-        found++;
-      if (key != NULL && text != NULL)
-        {
-          *key = fnv1a (*key, text, len);
-          *key = fnv1a (*key, hunks[i].new, strlen (hunks[i].new) + 1);
-        }
+      else if (key != NULL)
+        *key = fnv1a (*key, text, len);
+      for (size_t i = 0; text != NULL && i < NHUNKS; i++)
+        if (hunks[i].file == files[f])
+          {
+            if (found >= 0 && once (text, hunks[i].old) != NULL)
+              found++;
+            if (key != NULL)
+              *key = fnv1a (*key, hunks[i].new, strlen (hunks[i].new) + 1);
+          }
       free (text);
       free (file);
     }
@@ -501,12 +508,15 @@ out:
   return ret;
 }
 
-/* Write the fixes into the copy TMP.  0, or -1 after one line.  */
+/* Write the fixes into the copy TMP, file by file.  0, or -1 after one
+   line.  */
 static int
 patch (const char *tmp)
 {
-  return patch_file (tmp, relay) != 0 || patch_file (tmp, transport) != 0
-    ? -1 : 0;
+  for (size_t f = 0; f < NFILES; f++)
+    if (patch_file (tmp, files[f]) != 0)
+      return -1;
+  return 0;
 }
 
 /* The fixed copy of runtime RT of stap MAJOR.MINOR (malloc'd), made if
