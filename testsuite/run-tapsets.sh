@@ -115,6 +115,7 @@ probe end {
   println(go_profile_wanted())
   printf("%s|%s|%s|%s|%s\n", go_labels(), go_label("endpoint"), go_g_labels(go_curg()),
          go_g_label(go_curg(), "tenant"), go_g_profile_labels(go_curg()))
+  printf("%d %d\n", go_sample_curg(), go_g_goid(go_sample_curg()))
   if (go_label("tenant") == "x")
     go_profile_sample2(go_stack(), 1, 2, go_g_profile_labels(go_g()))
 }
