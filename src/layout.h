@@ -12,7 +12,7 @@
 struct go_layout
 {
   long g_stack_lo, g_stack_hi, g_stackguard0, g_m, g_sched, g_atomicstatus,
-    g_goid, g_parentgoid;
+    g_goid, g_parentgoid, g_labels;
   long m_g0, m_morebuf, m_curg;
   long gobuf_sp, gobuf_pc, gobuf_g, gobuf_lr, gobuf_bp;
   bool from_dwarf;

@@ -34,6 +34,7 @@ static const struct field fields[] = {
   { "runtime.g", "atomicstatus", NULL, SLOT (g_atomicstatus) },
   { "runtime.g", "goid", NULL, SLOT (g_goid) },
   { "runtime.g", "parentGoid", NULL, SLOT (g_parentgoid) },
+  { "runtime.g", "labels", NULL, SLOT (g_labels) },
   { "runtime.m", "g0", NULL, SLOT (m_g0) },
   { "runtime.m", "morebuf", NULL, SLOT (m_morebuf) },
   { "runtime.m", "curg", NULL, SLOT (m_curg) },
@@ -53,12 +54,12 @@ static const struct
   int min_minor, max_minor;
   struct go_layout l;
 } table[] = {
-  /* g: lo hi guard0 m sched status goid parentGoid; m: g0 morebuf curg;
+  /* g: lo hi guard0 m sched status goid parentGoid labels; m: g0 morebuf curg;
      gobuf: sp pc g lr bp */
-  { 17, 20, { 0, 8, 16, 48, 56, 144, 152, -1, 0, 8, 192, 0, 8, 16, 40, 48, false } },
-  { 21, 22, { 0, 8, 16, 48, 56, 144, 152, 272, 0, 8, 192, 0, 8, 16, 40, 48, false } },
-  { 23, 24, { 0, 8, 16, 48, 56, 152, 160, 280, 0, 8, 192, 0, 8, 16, 40, 48, false } },
-  { 25, 99, { 0, 8, 16, 48, 56, 144, 152, 280, 0, 8, 184, 0, 8, 16, 32, 40, false } },
+  { 17, 20, { 0, 8, 16, 48, 56, 144, 152, -1, 360, 0, 8, 192, 0, 8, 16, 40, 48, false } },
+  { 21, 22, { 0, 8, 16, 48, 56, 144, 152, 272, 344, 0, 8, 192, 0, 8, 16, 40, 48, false } },
+  { 23, 24, { 0, 8, 16, 48, 56, 152, 160, 280, 352, 0, 8, 192, 0, 8, 16, 40, 48, false } },
+  { 25, 99, { 0, 8, 16, 48, 56, 144, 152, 280, 352, 0, 8, 184, 0, 8, 16, 32, 40, false } },
 };
 
 static bool

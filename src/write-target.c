@@ -47,6 +47,13 @@ write_target (const struct go_bin *b, const struct go_layout *l,
   constant (f, "_go_off_g_atomicstatus", l->g_atomicstatus);
   constant (f, "_go_off_g_goid", l->g_goid);
   constant (f, "_go_off_g_parentgoid", l->g_parentgoid);
+  constant (f, "_go_off_g_labels", l->g_labels);
+  fputs ("// What g.labels points at (runtime/pprof's label set): 1 a\n"
+         "// map[string]string (Go 1.23 and before: a pointer to the map's\n"
+         "// hmap), 2 a slice of key/value string pairs sorted by key (Go\n"
+         "// 1.24 and later), 0 not known (the binary gives no release).\n", f);
+  constant (f, "_go_labels_layout", b->go_minor <= 0 ? 0
+            : b->go_minor < 24 ? 1 : 2);
   constant (f, "_go_off_m_g0", l->m_g0);
   constant (f, "_go_off_m_morebuf", l->m_morebuf);
   constant (f, "_go_off_m_curg", l->m_curg);

@@ -19,7 +19,7 @@ SHAPES = [
     r' \* [ -~]*', r' \*/',
     r'function go_target_(path|version):string \(\) \{ return ' + STR + r' \}',
     r'function go_target_arch:string \(\) \{ return "(x86_64|aarch64)" \}',
-    r'function _go_((off|tls)_[a-z0-9_]+|regabi|types_(start|end)|load_vaddr|pie):long \(\) \{ return -?[0-9]+ \}',
+    r'function _go_((off|tls)_[a-z0-9_]+|regabi|types_(start|end)|load_vaddr|pie|labels_layout):long \(\) \{ return -?[0-9]+ \}',
     r'function go_wait_reason:string \(reason:long\) \{',
     r'  if \(reason == [0-9]+\) return ' + STR,
     r'  return sprintf\("%d", reason\)',

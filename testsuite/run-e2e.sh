@@ -128,6 +128,14 @@ CONTAINER_VERSION=1.24
 # own runtime/pprof CPU profile (SHARE/out/gostap_run_pgo.go.pb.gz) while
 # cpuprofile.stp samples it; check-e2e.py compares the two profiles and
 # builds the fixture with `go build -pgo` of each (x86-64 guests only).
+# The labels jobs run the labels fixture (goroutines labelled with
+# pprof.Do, writing its own runtime/pprof CPU profile to
+# SHARE/out/gostap_run_NAME.go.pb.gz) on Go 1.19 (labels in a map), 1.24
+# and 1.27 (a sorted slice): labels_* under cpuprofile.stp with labels on
+# samples (-Glabels=1, put before the script like --pprof=), golabels_*
+# under labels.stp (go_label(), go_labels() in probes on main.*);
+# check-e2e.py compares `go tool pprof -tags` of both profiles and the
+# labels gostap read with the ones the program printed.
 # name version script [args]
 GOSTAP_RUN_JOBS="
 newstack_1_19 1.19 newstack.stp 1
@@ -138,6 +146,12 @@ newstack_prof 1.27-sw newstack.stp 1 --pprof=@OUT@.pb.gz --folded=@OUT@.folded
 newstack_fileline_1_24 1.24 newstack-fileline.stp 1
 cpuprofile 1.27 cpuprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
 pgo 1.27 cpuprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
+labels_1_19 1.19 cpuprofile.stp -Glabels=1 --pprof=@OUT@.pb.gz --folded=@OUT@.folded
+labels_1_24 1.24 cpuprofile.stp -Glabels=1 --pprof=@OUT@.pb.gz --folded=@OUT@.folded
+labels_1_27 1.27 cpuprofile.stp -Glabels=1 --pprof=@OUT@.pb.gz --folded=@OUT@.folded
+golabels_1_19 1.19 labels.stp
+golabels_1_24 1.24 labels.stp
+golabels_1_27 1.27 labels.stp
 offcpu 1.24 offcpu.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
 funclatency 1.24 funclatency.stp
 goroutines 1.24 goroutines.stp
@@ -164,6 +178,12 @@ LOAD_SECONDS=${E2E_LOAD_SECONDS:-30}
 # runtime/pprof's 10 ms, on which check-e2e.py's tolerance for the two
 # profiles' shares rests (24.6 s for the job under TCG).
 PGO_SECONDS=${E2E_PGO_SECONDS:-20}
+# How long the labels fixture runs: under cpuprofile.stp about 10,000
+# samples of 1 ms and 1,000 of runtime/pprof's 10 ms (a label value with a
+# share near 40%: standard errors 0.5 and 1.5 points); under labels.stp
+# (a probe on every call of main.*) a few seconds.
+LABELS_SECONDS=${E2E_LABELS_SECONDS:-10}
+GOLABELS_SECONDS=${E2E_GOLABELS_SECONDS:-3}
 if [ "${E2E_KEEP:-}" = 1 ]; then trap 'echo "work directory kept: $tmp" >&2' EXIT; fi
 
 now () { date +%s.%N; }
@@ -462,6 +482,11 @@ while read -r v; do
   [ -n "$src" ] || hard_error "no cpubound fixture for Go $v in the manifest"
   cp "$src" "$share/bin/cpubound-$v"
 done < <(awk '$1 == "pgo" { print $2 }' <<< "$GOSTAP_RUN_JOBS")
+while read -r v; do
+  src=$(fixture "$v" "$DEF" labels)
+  [ -n "$src" ] || hard_error "no labels fixture for Go $v in the manifest"
+  cp "$src" "$share/bin/labels-$v"
+done < <(awk '$1 ~ /^(go)?labels_/ { print $2 }' <<< "$GOSTAP_RUN_JOBS" | sort -u)
 
 # What every module of the guest is built with: no overload abort, and a
 # handler waits for the script's globals' locks up to MAXTRYLOCK x 10 us
@@ -553,16 +578,20 @@ t_compile=$(elapsed "$t0" "$(now)")
 # The command of the guest for a job (the chroot adds -p4 -r KVER).
 # gostap_run_args NAME VERSION SCRIPT [ARG...]: sets gr_args; the
 # --pprof=/--folded= arguments go before the script, @OUT@ made the job's
-# output path. The program is the demo, for the pgo job the cpubound
+# output path (and -G options with them). The program is the demo, for the pgo job the cpubound
 # fixture with the path of its own profile and its seconds.
 gostap_run_args () {
   local name=$1 v=$2 script=$3 a opts=() args=() prog="$share/bin/demo-$2 3"
   [ "$name" != pgo ] ||
     prog="$share/bin/cpubound-$v $share/out/gostap_run_$name.go.pb.gz $PGO_SECONDS"
+  case $name in
+    labels_*) prog="$share/bin/labels-$v $share/out/gostap_run_$name.go.pb.gz $LABELS_SECONDS" ;;
+    golabels_*) prog="$share/bin/labels-$v $share/out/gostap_run_$name.go.pb.gz $GOLABELS_SECONDS" ;;
+  esac
   shift 3
   for a in "$@"; do
     case $a in
-      --pprof=*|--folded=*) opts+=("${a//@OUT@/$share/out/gostap_run_$name}") ;;
+      --pprof=*|--folded=*|-G*) opts+=("${a//@OUT@/$share/out/gostap_run_$name}") ;;
       *) args+=("$a") ;;
     esac
   done

@@ -113,6 +113,11 @@ probe end {
   go_profile_sample_labels(go_stack(), 1, l)
   go_profile_sample2(go_stack(), 1, 2, l)
   println(go_profile_wanted())
+  printf("%s|%s|%s|%s|%s\n", go_labels(), go_label("endpoint"), go_g_labels(go_curg()),
+         go_g_label(go_curg(), "tenant"), go_g_profile_labels(go_curg()))
+  printf("%d %d\n", go_sample_curg(), go_g_goid(go_sample_curg()))
+  if (go_label("tenant") == "x")
+    go_profile_sample2(go_stack(), 1, 2, go_g_profile_labels(go_g()))
 }
 STP
 
@@ -179,10 +184,13 @@ fi
 # goroutine register and the stack pointer are theirs to read.
 checks=$((checks + 1))
 bin=$(fixture 1.24 default grow)
-if $STAP --unprivileged -p2 -I "$tapsets" -e "probe process(\"$bin\").function(\"main.rec\") {
+# (go_labels() reads g.labels at the offset go_target.stp gives.)
+"$GOSTAP" gen "$bin" -o "$tmp/unpriv" 2>/dev/null || fail "gen $bin for --unprivileged"
+if $STAP --unprivileged -p2 -I "$tmp/unpriv" -I "$tapsets" -e "probe process(\"$bin\").function(\"main.rec\") {
        printf(\"%x %x %d %s\\n\", go_g(), _go_user_sp(), @go_gstatus_waiting, go_stack())
-       go_profile_sample_labels(go_stack(), 1, go_profile_label(\"k\", \"v\")) }" >/dev/null 2>"$tmp/stap.err"; then
-  echo "ok - go_g(), _go_user_sp(), go_stack() and go_profile_* elaborate under --unprivileged (myproc-unprivileged)"
+       go_profile_sample_labels(go_stack(), 1, go_profile_label(\"k\", \"v\"))
+       printf(\"%s %s\\n\", go_labels(), go_label(\"k\")) }" >/dev/null 2>"$tmp/stap.err"; then
+  echo "ok - go_g(), _go_user_sp(), go_stack(), go_profile_* and go_labels() elaborate under --unprivileged (myproc-unprivileged)"
 else
   fail "--unprivileged: $(grep -v '^WARNING' "$tmp/stap.err" | head -3)"
 fi

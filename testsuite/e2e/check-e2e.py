@@ -58,6 +58,16 @@ program run without probes) and checks values, not that something ran:
      shares agree, the two profiles merge in go tool pprof (names, files,
      lines, start lines), and go build -pgo with either inlines the hot
      call that the build without -pgo does not (check_pgo);
+ (l) gostap_run_labels_V, gostap_run_golabels_V (Go 1.19, 1.24, 1.27): the
+     labels fixture (goroutines labelled with pprof.Do, its own
+     runtime/pprof CPU profile at the same time) under cpuprofile.stp with
+     -Glabels=1: `go tool pprof -tags` of both profiles has the same label
+     keys and values, each value's share within PGO_TOLERANCE points, and
+     the label set cpuprofile.stp printed last for each worker goroutine
+     is the one the program printed; under labels.stp: go_labels() of each
+     worker goroutine is the program's, go_label("endpoint") counted each
+     endpoint's calls of main.work, never more than the program made
+     (check_labels, check_golabels);
  (g) wbuild and cgo: the grow fixture built with -ldflags=-w (entry probes
      by name count every call and at most every growth more, goids, stack
      growth; `gostap run -p2` of a return probe passes in the image, through
@@ -1444,6 +1454,132 @@ def check_pgo(job):
                                                 if "hash" in l or "hot-" in l)[:400])
 
 
+def fixture_labels(tr):
+    """{goid: label set} the labels fixture printed for its workers (in
+    go_g_labels()'s form), and {endpoint: calls of main.work}."""
+    sets = {int(m.group(1)): m.group(2)
+            for m in re.finditer(r"^labels: goroutine (\d+): (.*)$", tr, flags=re.M)}
+    calls = {m.group(1): int(m.group(2))
+             for m in re.finditer(r"^labels: calls endpoint=(\S*) (\d+)$", tr, flags=re.M)}
+    return sets, calls
+
+
+def pprof_tags(go, path):
+    """`go tool pprof -tags PATH`: {(key, value): percent of the profile's
+    total}, or None (the error printed)."""
+    with tempfile.TemporaryDirectory() as home:
+        env = dict(os.environ, HOME=home, PPROF_TMPDIR=home, PPROF_BINARY_PATH=home,
+                   GOCACHE=pprof_raw.gocache(), GOENV="off", GOFLAGS="",
+                   GOTOOLCHAIN="local", GOPROXY="off")
+        r = subprocess.run([go, "tool", "pprof", "-tags", path], capture_output=True,
+                           text=True, env=env)
+    if r.returncode != 0:
+        fail(f"go tool pprof -tags {os.path.basename(path)}: exit {r.returncode}: "
+             f"{r.stderr.strip()[:300]}")
+        return None
+    tags, key = {}, None
+    for l in r.stdout.splitlines():
+        m = re.match(r"^ (\S+): Total ", l)
+        if m:
+            key = m.group(1)
+            continue
+        m = re.match(r"^\s+\S+ \(\s*([\d.]+)%\): (.*)$", l)
+        if m and key is not None:
+            tags[(key, m.group(2))] = float(m.group(1))
+    return tags
+
+
+def check_labels(job):
+    """The labels fixture under `gostap run --pprof ... -Glabels=1
+    cpuprofile.stp` (run-e2e.sh, jobs labels_V), writing its own
+    runtime/pprof profile at the same time: `go tool pprof -tags` of the
+    two profiles (gostap's "goroutine" label aside) has the same keys and
+    values, each value's share of the CPU time within PGO_TOLERANCE points
+    (both sample the same run; see PGO_TOLERANCE); the label set
+    cpuprofile.stp printed last for each worker goroutine is the one the
+    program printed for it."""
+    name = f"gostap_run_{job}"
+    tr = gostap_ran(name, end=r"^labels: done, sink [0-9a-f]+$")
+    if tr is None:
+        return
+    gp = check_cpuprofile(name, tr, demo=False)
+    if gp is None:
+        return
+    go = os.environ.get("E2E_GO", "")
+    gopath = os.path.join(out, name + ".go.pb.gz")
+    if not check(os.path.exists(gopath), f"{name}: the program wrote its runtime/pprof profile"):
+        return
+    gt, rt = pprof_tags(go, os.path.join(out, name + ".pb.gz")), pprof_tags(go, gopath)
+    if gt is None or rt is None:
+        return
+    gt = {k: v for k, v in gt.items() if k[0] != "goroutine"}
+    print(f"# {name}: go tool pprof -tags, share of the CPU time, gostap against runtime/pprof:")
+    for k in sorted(set(gt) | set(rt)):
+        print(f"#   {gt.get(k, 0):6.2f}% {rt.get(k, 0):6.2f}%  {k[0]}={k[1]}")
+    # A value neither profile gives 2% of the time may be missed by one.
+    main = {k for k in set(gt) | set(rt) if max(gt.get(k, 0), rt.get(k, 0)) >= 2.0}
+    missing = sorted(k for k in main if k not in gt or k not in rt)
+    off = [f"{k[0]}={k[1]} {gt.get(k, 0):.1f}% against {rt.get(k, 0):.1f}%" for k in sorted(main)
+           if abs(gt.get(k, 0) - rt.get(k, 0)) > PGO_TOLERANCE]
+    want = {("endpoint", "/api/items"), ("endpoint", "/api/users"), ("endpoint", "/api/bulk"),
+            ("tenant", "acme"), ("tenant", "globex"), ("trace", "a=b,c%d x"), ("k10", "v10")}
+    check(want <= main and not missing and not off,
+          f"{name}: go tool pprof -tags: the same {len(main)} label values in both profiles, "
+          f"each share within {PGO_TOLERANCE} points: "
+          + ", ".join(f"{k[0]}={k[1]} {gt.get(k, 0):.1f}/{rt.get(k, 0):.1f}%"
+                      for k in sorted(main) if k[0] in ("endpoint", "tenant", "trace")),
+          f"missing in one: {missing[:4]}; off: {off[:4]}; expected among them: "
+          f"{sorted(want - main)}")
+    sets, _ = fixture_labels(tr)
+    seen = {}
+    for m in re.finditer(r"^cpuprofile: goroutine (\d+) labels (.*)$", tr, flags=re.M):
+        seen[int(m.group(1))] = m.group(2)
+    labelled = {g: l for g, l in sets.items() if l}
+    wrong = {g: (seen.get(g), l) for g, l in labelled.items() if seen.get(g) != l}
+    extra = {g: l for g, l in seen.items() if g in sets and not sets[g]}
+    check(len(labelled) == 4 and not wrong and not extra,
+          f"{name}: go_g_labels() of each of the {len(labelled)} labelled workers, as "
+          "cpuprofile.stp printed it last, is the program's (pprof.ForLabels), "
+          "none for the unlabelled one",
+          f"program {len(labelled)} labelled; differ (gostap, program): {wrong}; extra: {extra}")
+
+
+def check_golabels(job):
+    """The labels fixture under `gostap run labels.stp` (run-e2e.sh, jobs
+    golabels_V): the label set labels.stp printed last for each worker
+    goroutine (go_labels() in probes on main.*) is the one the program
+    printed for it; the calls of main.work counted by go_label("endpoint")
+    have each endpoint the program's workers have (and "(unset)" for the
+    unlabelled one), none more calls than the program made."""
+    name = f"gostap_run_{job}"
+    tr = gostap_ran(name, end=r"^labels: done, sink [0-9a-f]+$")
+    if tr is None:
+        return
+    sets, calls = fixture_labels(tr)
+    seen = {}
+    for m in re.finditer(r"^goroutine (\d+) labels: (.*)$", tr, flags=re.M):
+        seen.setdefault(int(m.group(1)), []).append(m.group(2))
+    labelled = {g: l for g, l in sets.items() if l}
+    # labels.stp prints a goroutine's set whenever it changes: for a
+    # worker, once its labels are set, and nothing after.
+    wrong = {g: seen.get(g) for g, l in labelled.items() if seen.get(g, [None])[-1] != l}
+    extra = {g: seen[g] for g in sets if not sets[g] and g in seen}
+    check(len(labelled) == 4 and not wrong and not extra,
+          f"{name}: go_labels() of each of the {len(labelled)} labelled workers is the "
+          "program's (pprof.ForLabels), none for the unlabelled one",
+          f"lines per goroutine: {wrong}; unlabelled: {extra}")
+    got = {m.group(1): int(m.group(2))
+           for m in re.finditer(r"^main\.work endpoint=(\S+): (\d+) calls$", tr, flags=re.M)}
+    want = {("(unset)" if e == "" else e): n for e, n in calls.items()}
+    over = {e: (got.get(e), n) for e, n in want.items() if got.get(e, 0) > n}
+    print(f"# {name}: main.work calls by go_label(\"endpoint\"), gostap against the program: "
+          + ", ".join(f"{e} {got.get(e, 0)}/{n}" for e, n in sorted(want.items())))
+    check(want and set(got) == set(want) and all(got.values()) and not over,
+          f"{name}: go_label(\"endpoint\") counted main.work's calls under each of the "
+          f"{len(want)} endpoints the program has, none more than it made",
+          f"gostap {got}, program {want}")
+
+
 def check_offcpu(name, tr):
     """examples/offcpu.stp on the demo: the totals the script printed,
     every stack parked in runtime.gopark with a wait reason, the demo's
@@ -2050,6 +2186,10 @@ for job in os.environ.get("E2E_GOSTAP_RUN", "").split():
         check_gostap_run(job)
     elif job == "pgo":
         check_pgo(job)
+    elif job.startswith("labels_"):
+        check_labels(job)
+    elif job.startswith("golabels_"):
+        check_golabels(job)
     else:
         check_example(job)
 check_wbuild()
