@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/run.sh: gostap's performance benchmarks, one command.
 #
-#   bench/run.sh [--runs N] [--only T1,T2,T3,T4,T5,T6,T7] [--gostap PROG] [--profile]
+#   bench/run.sh [--runs N] [--only T1,T2,T3,T4,T5,T6,T7,T8] [--gostap PROG] [--profile]
 #
 # Builds a plain optimized gostap (-O2 -g, no sanitizers) from a snapshot of
 # this tree, fetches the benchmark binaries (bench/fetch.sh: stripped Go
@@ -11,7 +11,8 @@
 # (default $BENCH_CACHE/last-run.md). T4, the probe cost at run time, runs
 # in the qemu guest of the end-to-end tests (bench/probe-cost.sh, root and
 # qemu needed; about 7 minutes, skipped with a note where qemu cannot
-# start); its table is appended.
+# start); its table is appended. T8, the cost of the float formatter of
+# tapsets/go_float.stp, is bench/float-cost.sh's (user space, seconds).
 #
 # --profile also records where the time goes (bench/profile.sh).
 # Environment: BENCH_CACHE (default ~/.cache/gostap-test/bench),
@@ -23,7 +24,7 @@ CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
 export BENCH_CACHE=${BENCH_CACHE:-$CACHE/bench}
 mkdir -p "$BENCH_CACHE"
 
-runs=7 only=T1,T2,T3,T4,T5,T6,T7 gostap='' profile=''
+runs=7 only=T1,T2,T3,T4,T5,T6,T7,T8 gostap='' profile=''
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -42,10 +43,11 @@ if [ -z "$gostap" ]; then
   echo "run.sh: building gostap (-O2 -g) from a snapshot of $top ..." >&2
   gostap=$("$here/build.sh" "$top" "$BENCH_CACHE/build")
 fi
-# T4 is bench/probe-cost.sh's; bench.py does the others.
-rest=$(tr ',' '\n' <<< "$only" | grep -vx T4 | paste -sd, -) || true
-t4=''
+# T4 is bench/probe-cost.sh's, T8 bench/float-cost.sh's; bench.py does the others.
+rest=$(tr ',' '\n' <<< "$only" | grep -vxE 'T4|T8' | paste -sd, -) || true
+t4='' t8=''
 case ,$only, in *,T4,*) t4=1 ;; esac
+case ,$only, in *,T8,*) t8=1 ;; esac
 report=${BENCH_OUT:-$BENCH_CACHE/last-run.md}
 : > "$report"
 if [ -n "$rest" ] || [ -n "$profile" ]; then
@@ -79,6 +81,14 @@ if [ -n "$t4" ]; then
       77) echo "Skipped: bench/probe-cost.sh could not start qemu or has no root here." ;;
       *) echo "bench/probe-cost.sh failed (exit $st): see its messages above." ;;
     esac
+    echo; } | tee -a "$report"
+fi
+
+if [ -n "$t8" ]; then
+  echo "run.sh: T8, the float formatter's cost (bench/float-cost.sh) ..." >&2
+  { echo "## T8: the float formatter (tapsets/go_float.stp)"
+    echo
+    "$here/float-cost.sh" --runs "$runs" || echo "bench/float-cost.sh failed: see its messages above."
     echo; } | tee -a "$report"
 fi
 

@@ -120,6 +120,22 @@ func_field (const struct go_bin *b, const uint8_t *rec, unsigned n)
   return u32 (rec + first + (n - 1) * 4);
 }
 
+
+/* Where the table at OFF ends: at the next of the five tables TABS
+   (names, cu, files, pcs, functab offsets) above it, Go's linker (1.16+)
+   writing them in that order, else at AVAIL.  A table's strings then end inside
+   it: a name table without a NUL gives no names, rather than names that
+   run on through the tables after it (the hostile names-no-nul case of
+   run-hostile.sh: 1788 names of up to 76 KB each, 650 MB of JSON).  */
+static uint64_t
+table_end (uint64_t off, uint64_t avail, const uint64_t tabs[5])
+{
+  uint64_t end = avail;
+  for (int i = 0; i < 5; i++)
+    if (tabs[i] > off && tabs[i] < end)
+      end = tabs[i];
+  return end;
+}
 /* Set the table pointers from a header at P with AVAIL bytes; false when
    the header does not describe a table that fits.  Leaves b->pcln_* set. */
 static bool
@@ -170,14 +186,19 @@ parse_header (struct go_bin *b, const uint8_t *p, size_t avail)
   uint64_t esz = ver >= GO_PCLN_118 ? 8 : 2 * ps;
   if (nfunc > (avail - ftab) / esz)
     return false;
+  /* Go 1.2-1.15 keep every offset relative to the header, the tables
+     interleaved: no end but AVAIL there.  */
+  const uint64_t w5[5] = { names, cu, files, pcs, ftab },
+    none[5] = { 0, 0, 0, 0, 0 };
+  const uint64_t *tabs = ver == GO_PCLN_12 ? none : w5;
   b->pclntab->funcnametab = p + names;
-  b->pclntab->funcnametab_size = avail - names;
+  b->pclntab->funcnametab_size = table_end (names, avail, tabs) - names;
   b->pclntab->cutab = p + cu;
-  b->pclntab->cutab_size = avail - cu;
+  b->pclntab->cutab_size = table_end (cu, avail, tabs) - cu;
   b->pclntab->filetab = p + files;
-  b->pclntab->filetab_size = avail - files;
+  b->pclntab->filetab_size = table_end (files, avail, tabs) - files;
   b->pclntab->pctab = p + pcs;
-  b->pclntab->pctab_size = avail - pcs;
+  b->pclntab->pctab_size = table_end (pcs, avail, tabs) - pcs;
   b->pclntab->functab = p + ftab;
   b->pclntab->functab_size = avail - ftab;
   b->nfuncs = nfunc;
@@ -282,11 +303,15 @@ gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,
 }
 
 /* The next (value delta, pc delta) pair of a pc-value table at *P, two
-   varints; false when the table ends inside one.  */
+   varints; false when the table ends inside one.  After the FIRST pair a
+   value delta of 0 ends the table, with no pc delta after it (v[1] 0):
+   a table may end with the last byte of pctab.  */
 static inline bool
-next_pair (const uint8_t **pp, const uint8_t *end, uint64_t v[2])
+next_pair (const uint8_t **pp, const uint8_t *end, bool first,
+           uint64_t v[2])
 {
   const uint8_t *p = *pp;
+  v[1] = 0;
   for (int k = 0; k < 2; k++)
     {
       unsigned shift = 0;
@@ -299,6 +324,8 @@ next_pair (const uint8_t **pp, const uint8_t *end, uint64_t v[2])
           shift += 7;
         }
       while (*p++ & 0x80);
+      if (k == 0 && v[0] == 0 && !first)
+        break;
     }
   *pp = p;
   return true;
@@ -319,7 +346,7 @@ gobin_pcvalue_walk_to (const struct go_bin *b, const struct go_func *f,
   for (int step = 0; step < MAX_PCVALUE_STEPS && pc < f->end; step++)
     {
       uint64_t v[2];
-      if (!next_pair (&p, end, v))
+      if (!next_pair (&p, end, step == 0, v))
         return -1;
       if (v[0] == 0 && step != 0)
         {
@@ -356,7 +383,7 @@ gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
   for (int step = 0; step < MAX_PCVALUE_STEPS && pc < f->end; step++)
     {
       uint64_t v[2];
-      if (!next_pair (&p, end, v))
+      if (!next_pair (&p, end, step == 0, v))
         return false;
       if (v[0] == 0 && step != 0)
         break;

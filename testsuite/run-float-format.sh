@@ -21,12 +21,13 @@
 # Also: the core alone compiles freestanding, with general registers only
 # where the compiler can say so (no float code), calls no library function,
 # has no float or double in it, and no frame above 1 KiB (its frame sizes
-# are printed); a check that gen.go check does report a wrong string; the
-# cost of one call (harness --bench: averages, and the slowest value among
-# every exponent, which must stay under 100 us); and with the host's
+# are printed); a check that gen.go check does report a wrong string; and
+# with the host's
 # SystemTap (stap-env.sh; skipped here when there is none) a script
 # calling the four functions passes stap -p2, also --unprivileged, and
-# -p3 gives C with the core and the functions.
+# -p3 gives C with the core and the functions. The cost of a call (its
+# target: under 100 us) is a benchmark, bench/float-cost.sh (T8), not a
+# check here: a timing on a shared machine is no pass or fail.
 #
 # Environment: CC (default cc), GOSTAP_FLOAT_SEED (the random seed, default
 # 20260516; printed), GOSTAP_TEST_CACHE (toolchains, Go's build cache).
@@ -174,22 +175,6 @@ if [ "$st" = 1 ] && grep -q '^# total: 3 lines, 2 problems' "$tmp/wrong.out"; th
   echo "ok - gen.go check reports wrong strings (2 of 3)"
 else
   fail "gen.go check did not report 2 wrong strings (exit $st): $(cat "$tmp/wrong.out")"
-fi
-
-# The cost of a call, in user space, -O2 (one call in the kernel costs
-# about the same: integer code, no allocation).
-checks=$((checks + 1))
-if "$tmp/harness" --bench > "$tmp/bench" 2>&1; then
-  cost=$(awk '$1 != "worst" { printf "%s %s ns, ", $1, $2 }' "$tmp/bench")
-  read -r _ worst worst_kind worst_bits < <(grep '^worst ' "$tmp/bench")
-  echo "# cost of a call: ${cost}slowest found $worst ns ($worst_kind $worst_bits)"
-  if [ "${worst:-999999}" -lt 100000 ]; then
-    echo "ok - the slowest call found takes $worst ns (< 100 us)"
-  else
-    fail "the slowest call found takes ${worst:-?} ns ($worst_kind $worst_bits), over 100 us"
-  fi
-else
-  fail "harness --bench failed: $(tail -3 "$tmp/bench")"
 fi
 
 # The translator: the tapset elaborates, its functions are callable from
