@@ -1320,6 +1320,24 @@ def flat_shares(p):
     return {f: 100.0 * v / total for f, v in flat.items()} if total else {}
 
 
+
+def profiled_run(job, end):
+    """The gostap run job JOB whose program ends with a line matching END
+    and writes its own runtime/pprof CPU profile beside gostap's: (name,
+    transcript, gostap's profile as check_cpuprofile read it, the go
+    command, the program's profile's path), or None after a failed check."""
+    name = f"gostap_run_{job}"
+    tr = gostap_ran(name, end=end)
+    if tr is None:
+        return None
+    gp = check_cpuprofile(name, tr, demo=False)
+    if gp is None:
+        return None
+    gopath = os.path.join(out, name + ".go.pb.gz")
+    if not check(os.path.exists(gopath), f"{name}: the program wrote its runtime/pprof profile"):
+        return None
+    return name, tr, gp, os.environ.get("E2E_GO", ""), gopath
+
 def check_pgo(job):
     """The cpubound fixture under `gostap run --pprof ... cpuprofile.stp`,
     writing its own runtime/pprof profile at the same time (run-e2e.sh, job
@@ -1332,17 +1350,10 @@ def check_pgo(job):
     fixture with either profile inlines main.hash at its hot call site in
     main.mix ("hot-budget check allows inlining", "inlining call to hash"
     at that line), the build without -pgo does not ("cannot inline hash")."""
-    name = f"gostap_run_{job}"
-    tr = gostap_ran(name, end=r"^cpubound: \d+ rounds, sink [0-9a-f]+$")
-    if tr is None:
+    ran = profiled_run(job, r"^cpubound: \d+ rounds, sink [0-9a-f]+$")
+    if ran is None:
         return
-    gp = check_cpuprofile(name, tr, demo=False)
-    if gp is None:
-        return
-    go = os.environ.get("E2E_GO", "")
-    gopath = os.path.join(out, name + ".go.pb.gz")
-    if not check(os.path.exists(gopath), f"{name}: the program wrote its runtime/pprof profile"):
-        return
+    name, tr, gp, go, gopath = ran
     rp = pprof_raw.read(go, gopath)
     if not check(rp.error is None and rp.samples,
                  f"{name}: go tool pprof -raw reads runtime/pprof's: {rp.total(0)} samples of "
@@ -1498,17 +1509,10 @@ def check_labels(job):
     (both sample the same run; see PGO_TOLERANCE); the label set
     cpuprofile.stp printed last for each worker goroutine is the one the
     program printed for it."""
-    name = f"gostap_run_{job}"
-    tr = gostap_ran(name, end=r"^labels: done, sink [0-9a-f]+$")
-    if tr is None:
+    ran = profiled_run(job, r"^labels: done, sink [0-9a-f]+$")
+    if ran is None:
         return
-    gp = check_cpuprofile(name, tr, demo=False)
-    if gp is None:
-        return
-    go = os.environ.get("E2E_GO", "")
-    gopath = os.path.join(out, name + ".go.pb.gz")
-    if not check(os.path.exists(gopath), f"{name}: the program wrote its runtime/pprof profile"):
-        return
+    name, tr, gp, go, gopath = ran
     gt, rt = pprof_tags(go, os.path.join(out, name + ".pb.gz")), pprof_tags(go, gopath)
     if gt is None or rt is None:
         return
