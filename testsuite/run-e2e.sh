@@ -291,7 +291,7 @@ gen_aranges=()
 # SYSTEMTAP_RUNTIME: the chroot's, its kernel patch applied) into its
 # cache with the fix and prints "run stap with -R DIR", into DIR.rhint,
 # which compile_one follows (run-runtime.c).
-RT_HINT_RE="'s relay transport drops records under load (fixed in 5\.1): run stap with -R "
+RT_HINT_RE="'s relay transport drops records under load.* (fixed in 5\.1): run stap with -R "
 "$GOSTAP" gen --help 2>/dev/null | grep -q -- '--fixed-runtime' && gen_aranges+=(--fixed-runtime)
 gen () {
   local bin=$1 out=$3 st=0
@@ -302,6 +302,11 @@ gen () {
   grep -v -- "$HINT_RE" "$out.gen-err" | grep -v -- "$RT_HINT_RE" >&2 || true
   grep -- "$HINT_RE" "$out.gen-err" > "$out.hint" || true
   grep -- "$RT_HINT_RE" "$out.gen-err" > "$out.rhint" || true
+  # A line about the transport that RT_HINT_RE missed (its words changed)
+  # would leave the modules on stap's own runtime, silently.
+  if [ ! -s "$out.rhint" ] && grep -q "relay transport" "$out.gen-err"; then
+    hard_error "gen's line about stap's relay transport not understood: $(grep "relay transport" "$out.gen-err" | head -1)"
+  fi
   printf '%s\t%s\t%s\n' "${out#"$share"/ts/}" "$bin" "$(head -1 "$out.hint")" >> "$share/out/gen-hints"
   rm -f "$out.gen-err"
   return "$st"
@@ -822,6 +827,7 @@ EOF
   amd64 && container_lines "$share" "$CONTAINER_VERSION"
   [ -z "$GOSTAP_RUN_JOBS" ] || split_lines "$share" "$bid"
   [ "$LOAD_SECONDS" -gt 0 ] && echo "run load load $((LOAD_SECONDS + 240)) \"\$S/scripts/load.sh\" \"\$S/bin/grow-$LOAD_VERSION\" $LOAD_SECONDS \"\$S/out/load.runs\""
+  echo 'dmesg > "$S/out/dmesg.txt" 2>&1 || true'
   echo 'echo "guest: done"'
 } > "$share/guest.sh"
 chmod +x "$share/guest.sh"
