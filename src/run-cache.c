@@ -245,8 +245,9 @@ run_cache_trust (const char *path, unsigned how)
         break;
       if (!S_ISDIR (st.st_mode))
         {
-          error (0, 0, "%s: not a directory: refusing to use this cache",
-                 buf);
+          /* Ours, but no directory: nothing can be under it, and what
+             would use it fails on its own (one line naming the call).  */
+          ret = 0;
           goto out;
         }
       *end = '/';
