@@ -324,7 +324,10 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
   dir = run_cache_dir (b, s);
   if (dir == NULL)
     goto out;
-  if (run_cache_lookup (dir, guru))
+  int hit = run_cache_lookup (dir, guru);
+  if (hit < 0)
+    goto out;
+  if (hit > 0)
     {
       /* Made only after every check below passed for these points.  */
       *status = EXIT_OK;
@@ -587,8 +590,13 @@ cmd_run (int argc, char **argv)
   /* stap before 5.1 drops records in its relay transport, and the end of
      a run: a copy of its runtime with both fixed (run-runtime.c), unless
      the user names one.  */
-  if (!own_runtime)
-    runtime = run_runtime_fixed (true);
+  bool refused = false;
+  if (!own_runtime && (runtime = run_runtime_fixed (true, &refused)) == NULL
+      && refused)
+    {
+      ret = EXIT_ERROR;
+      goto out;
+    }
 
   /* stap -I GEN -I STATIC [-R RUNTIME] -d BINARY [-g] OPTIONS... SCRIPT
      ARGS...  */

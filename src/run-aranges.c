@@ -188,7 +188,8 @@ debug_file_copy (const struct go_bin *b, Dwarf *dw, const char *debug_file,
       dir = NULL;
       goto out;
     }
-  if ((path = companion_path (b, dir)) == NULL
+  if (run_cache_trust (dir, RUN_TRUST_TREE) != 0
+      || (path = companion_path (b, dir)) == NULL
       || companion_mkdirs (path) != 0)
     goto out;
   if (!(stat (path, &st) == 0 && S_ISREG (st.st_mode))
@@ -300,6 +301,8 @@ run_aranges (const struct go_bin *b, struct run_target *t, bool *gave)
       root = copy = NULL;
       goto out;
     }
+  if (run_cache_trust (root, RUN_TRUST_TREE | RUN_TRUST_LINKS) != 0)
+    goto out;
   if (make_dirs (root) != 0)
     {
       error (0, errno, "%s: cannot make the directory", root);

@@ -9,11 +9,29 @@
    probe points.  So a cache hit costs no walk over the binary's functions.
    A directory is written under a temporary name beside its final one and
    renamed into place only complete: a lost race with another gostap run
-   leaves the first one's.  */
+   leaves the first one's.
+
+   What is in the cache runs in the kernel (the tapsets) or is trusted by
+   stap (companions, the runtime copy, sysroot copies), so another user
+   who can write into it could run code as the user of gostap (root, most
+   often).  Before gostap reads or writes there, run_cache_trust checks
+   the path from / down: no symbolic link on the way (each component is
+   opened with O_PATH | O_NOFOLLOW relative to the descriptor of the one
+   checked before it, so what is checked is what the next step is under),
+   everything owned by the user of gostap or by root, and, from the cache
+   root down, nothing writable by group or others.  Above the cache root a
+   directory writable by others is accepted when sticky (/tmp): there
+   another user can neither rename nor remove what is ours, and what they
+   put there in place of our cache root is theirs and refused.  Once every
+   directory of the path is ours and closed to others, the paths gostap
+   hands to stap name what was checked: no one but us (or root) can swap
+   a component afterwards.  */
 
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <error.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -27,21 +45,257 @@
 #include "run.h"
 #include "write.h"
 
-char *
-run_cache_root (void)
+/* 0 when ST (of PATH) may be trusted, or -1 after one line.  INSIDE:
+   PATH is the cache root or in it.  */
+static int
+judge (const char *path, const struct stat *st, bool inside)
+{
+  uid_t me = geteuid ();
+  if (st->st_uid != me && st->st_uid != 0)
+    {
+      error (0, 0, "%s: owned by uid %u, neither you (uid %u) nor root: "
+             "refusing to use this cache", path, (unsigned) st->st_uid,
+             (unsigned) me);
+      return -1;
+    }
+  if (S_ISLNK (st->st_mode))
+    return 0;                   /* its mode means nothing */
+  mode_t w = st->st_mode & (S_IWGRP | S_IWOTH);
+  if (w != 0 && (inside || !S_ISDIR (st->st_mode)
+                 || (st->st_mode & S_ISVTX) == 0))
+    {
+      error (0, 0, "%s: writable by %s (mode %04o): refusing to use this "
+             "cache", path, (w & S_IWOTH) ? "others" : "group",
+             (unsigned) (st->st_mode & 07777));
+      return -1;
+    }
+  return 0;
+}
+
+/* Check the tree under the directory DFD (PATH): every entry judged;
+   symbolic links refused unless LINKS (then judged by owner, never
+   followed).  Closes DFD.  */
+static int
+trust_tree (int dfd, const char *path, bool links)
+{
+  DIR *d = fdopendir (dfd);
+  int ret = -1;
+  if (d == NULL)
+    {
+      error (0, errno, "%s", path);
+      close (dfd);
+      return -1;
+    }
+  for (;;)
+    {
+      errno = 0;
+      struct dirent *e = readdir (d);
+      if (e == NULL)
+        {
+          if (errno != 0)
+            {
+              error (0, errno, "%s", path);
+              goto out;
+            }
+          break;
+        }
+      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+        continue;
+      char sub[PATH_MAX];
+      struct stat st;
+      snprintf (sub, sizeof sub, "%s/%s", path, e->d_name);
+      if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        {
+          error (0, errno, "%s", sub);
+          goto out;
+        }
+      if (S_ISLNK (st.st_mode) && !links)
+        {
+          error (0, 0, "%s: a symbolic link: refusing to use this cache",
+                 sub);
+          goto out;
+        }
+      if (judge (sub, &st, true) != 0)
+        goto out;
+      if (S_ISDIR (st.st_mode))
+        {
+          int fd = openat (dirfd (d), e->d_name, O_RDONLY | O_DIRECTORY
+                           | O_NOFOLLOW | O_CLOEXEC);
+          if (fd < 0)
+            {
+              error (0, errno, "%s", sub);
+              goto out;
+            }
+          if (trust_tree (fd, sub, links) != 0)
+            goto out;
+        }
+    }
+  ret = 0;
+out:
+  closedir (d);
+  return ret;
+}
+
+/* The directory the cache root is made in, without any check
+   (malloc'd), or NULL after one line.  */
+static char *
+base_name (void)
 {
   const char *x = getenv ("XDG_CACHE_HOME"), *home = getenv ("HOME");
   char *r = NULL;
   if (x != NULL && x[0] == '/')
-    {
-      if (asprintf (&r, "%s/gostap", x) < 0)
-        r = NULL;
-    }
-  else if (home != NULL && asprintf (&r, "%s/.cache/gostap", home) < 0)
+    r = strdup (x);
+  else if (home != NULL && asprintf (&r, "%s/.cache", home) < 0)
     r = NULL;
   if (r == NULL)
     error (0, 0, "no cache directory: set HOME or XDG_CACHE_HOME");
   return r;
+}
+
+/* The cache root with the directories above it as they really are
+   (~/.cache may be a link to another disk), made when MAKE; malloc'd, or
+   NULL after one line.  */
+static char *
+real_root (bool make)
+{
+  char *r = NULL, *real = NULL, *parent = base_name ();
+  if (parent == NULL)
+    return NULL;
+  if ((make && make_dirs (parent) != 0 && errno != EEXIST)
+      || (real = realpath (parent, NULL)) == NULL)
+    {
+      error (0, errno, "%s: cannot %s the cache's directory", parent,
+             make ? "make" : "find");
+      goto out;
+    }
+  if (asprintf (&r, "%s/gostap", strcmp (real, "/") == 0 ? "" : real) < 0)
+    {
+      error (0, errno, "asprintf");
+      r = NULL;
+    }
+out:
+  free (parent);
+  free (real);
+  return r;
+}
+
+int
+run_cache_trust (const char *path, unsigned how)
+{
+  char *root = real_root (false);
+  char buf[PATH_MAX];
+  int fd = -1, ret = -1;
+  struct stat st;
+  if (root == NULL)
+    return -1;
+  size_t rootlen = strlen (root);
+  if (path[0] != '/' || strncmp (path, root, rootlen) != 0
+      || (path[rootlen] != '\0' && path[rootlen] != '/')
+      || snprintf (buf, sizeof buf, "%s", path) >= (int) sizeof buf)
+    {
+      error (0, 0, "%s: not in gostap's cache %s", path, root);
+      goto out;
+    }
+  if ((fd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0
+      || fstat (fd, &st) != 0)
+    {
+      error (0, errno, "/");
+      goto out;
+    }
+  if (judge ("/", &st, false) != 0)
+    goto out;
+  /* One component at a time: BUF up to P is the path checked so far.  */
+  for (char *p = buf + 1; *p != '\0';)
+    {
+      char *end = strchr (p, '/');
+      if (end == p)
+        {
+          p++;
+          continue;
+        }
+      if (end != NULL)
+        *end = '\0';
+      int next = openat (fd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (next < 0 && errno == ENOENT)
+        {
+          /* Not there yet: what gostap makes there it makes in a
+             directory just checked, where no one else can.  */
+          ret = 0;
+          goto out;
+        }
+      if (next < 0 || fstat (next, &st) != 0)
+        {
+          error (0, errno, "%s", buf);
+          if (next >= 0)
+            close (next);
+          goto out;
+        }
+      close (fd);
+      fd = next;
+      bool inside = (size_t) (p + strlen (p) - buf) >= rootlen;
+      if (S_ISLNK (st.st_mode))
+        {
+          error (0, 0, "%s: a symbolic link: refusing to use this cache",
+                 buf);
+          goto out;
+        }
+      if (judge (buf, &st, inside) != 0)
+        goto out;
+      if (end == NULL)
+        break;
+      if (!S_ISDIR (st.st_mode))
+        {
+          /* Ours, but no directory: nothing can be under it, and what
+             would use it fails on its own (one line naming the call).  */
+          ret = 0;
+          goto out;
+        }
+      *end = '/';
+      p = end + 1;
+    }
+  if ((how & RUN_TRUST_TREE) && S_ISDIR (st.st_mode))
+    {
+      int dfd = openat (fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dfd < 0)
+        {
+          error (0, errno, "%s", path);
+          goto out;
+        }
+      if (trust_tree (dfd, path, (how & RUN_TRUST_LINKS) != 0) != 0)
+        goto out;
+    }
+  ret = 0;
+out:
+  if (fd >= 0)
+    close (fd);
+  free (root);
+  return ret;
+}
+
+char *
+run_cache_root (void)
+{
+  /* What gostap writes into its cache is closed to group and others
+     whatever the umask (run_cache_trust would refuse it on the next
+     run): this process's umask gains 022 here, once a cache is used.  */
+  mode_t old = umask (022);
+  umask (old | 022);
+  char *r = real_root (true);
+  if (r == NULL || run_cache_trust (r, 0) != 0)
+    goto fail;
+  if (mkdir (r, 0755) != 0 && errno != EEXIST)
+    {
+      error (0, errno, "%s: cannot make the cache directory", r);
+      goto fail;
+    }
+  /* Again now that it is there (made by another user in between, in a
+     sticky /tmp?  Refused).  */
+  if (run_cache_trust (r, 0) != 0)
+    goto fail;
+  return r;
+fail:
+  free (r);
+  return NULL;
 }
 
 char *
@@ -104,15 +358,17 @@ run_cache_dir (const struct go_bin *b, const struct run_script *s)
   return dir;
 }
 
-bool
+int
 run_cache_lookup (const char *dir, bool *guru)
 {
   char g[PATH_MAX];
+  if (run_cache_trust (dir, RUN_TRUST_TREE) != 0)
+    return -1;
   if (access (dir, F_OK) != 0)
-    return false;
+    return 0;
   snprintf (g, sizeof g, "%s/needs-guru", dir);
   *guru = access (g, F_OK) == 0;
-  return true;
+  return 1;
 }
 
 char *

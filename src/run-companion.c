@@ -27,6 +27,9 @@ run_companion (struct go_bin *b, bool *wrote)
   *wrote = false;
   if (dir == NULL)
     return EXIT_ERROR;
+  /* Every companion there is one stap may read.  */
+  if (run_cache_trust (dir, RUN_TRUST_TREE) != 0)
+    goto out;
   const char *now = gobin_debuginfo_path ();
   if (strstr (now, dir) == NULL)
     {

@@ -520,9 +520,10 @@ patch (const char *tmp)
 }
 
 /* The fixed copy of runtime RT of stap MAJOR.MINOR (malloc'd), made if
-   not there, or NULL after one line.  */
+   not there, or NULL after one line; *REFUSED then when the cache may not
+   be trusted (run_cache_trust): no copy is better than that one.  */
 static char *
-make_copy (const char *rt, int major, int minor)
+make_copy (const char *rt, int major, int minor, bool *refused)
 {
   char *cache = NULL, *dir = NULL, *tmp = NULL, *ret = NULL;
   uint64_t sum = 0, key = FNV1A_BASIS;
@@ -538,6 +539,7 @@ make_copy (const char *rt, int major, int minor)
   if (walk (rt, "", NULL, &sum) != 0)
     goto out;
   key = fnv1a (key, &sum, sizeof sum);
+  *refused = true;
   if ((cache = run_cache_root ()) == NULL)
     goto out;
   if (asprintf (&dir, "%s/runtime/%d.%d-%016" PRIx64, cache, major, minor,
@@ -548,6 +550,9 @@ make_copy (const char *rt, int major, int minor)
       goto out;
     }
   struct stat st;
+  if (run_cache_trust (dir, RUN_TRUST_TREE | RUN_TRUST_LINKS) != 0)
+    goto out;
+  *refused = false;
   if (stat (dir, &st) == 0 && S_ISDIR (st.st_mode))
     {
       ret = dir;                /* complete: renamed into place */
@@ -600,10 +605,11 @@ out:
 }
 
 char *
-run_runtime_fixed (bool warn)
+run_runtime_fixed (bool warn, bool *refused)
 {
   int major, minor;
   char *rt = NULL, *copy = NULL;
+  *refused = false;
   switch (run_runtime_need (&major, &minor, &rt))
     {
     case RUN_RUNTIME_FINE:
@@ -617,8 +623,8 @@ run_runtime_fixed (bool warn)
                rt != NULL ? rt : "not found", relay);
       break;
     case RUN_RUNTIME_FIX:
-      copy = make_copy (rt, major, minor);
-      if (copy == NULL)
+      copy = make_copy (rt, major, minor, refused);
+      if (copy == NULL && !*refused)
         error (0, 0, "warning: no copy of stap %d.%d's runtime with the "
                "relay transport's fix: stap runs with its own, which drops "
                "records under load", major, minor);
@@ -633,6 +639,7 @@ run_runtime_hint (bool write)
 {
   int major, minor;
   char *rt = NULL, *copy = NULL;
+  bool refused = false;
   enum run_runtime_need need = run_runtime_need (&major, &minor, &rt);
   if (need == RUN_RUNTIME_FIX && !write)
     error (0, 0, "warning: stap %d.%d's relay transport drops records "
@@ -640,7 +647,8 @@ run_runtime_hint (bool write)
            "in 5.1): gostap run gives stap a copy of its runtime with the "
            "fix; for stap by hand, gostap gen "
            "--fixed-runtime makes that copy and names it", major, minor);
-  else if (need == RUN_RUNTIME_FIX && (copy = make_copy (rt, major, minor)))
+  else if (need == RUN_RUNTIME_FIX && (copy = make_copy (rt, major, minor,
+                                                          &refused)))
     error (0, 0, "warning: stap %d.%d's relay transport drops records "
            "under load, and its staprun the end of a run's output (fixed "
            "in 5.1): run stap with -R %s (a copy of its runtime with the "

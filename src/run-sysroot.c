@@ -150,6 +150,8 @@ run_sysroot_copy (const char *exe, const char *inner, struct run_target *t)
       goto out;
     }
   *strrchr (dir, '/') = '\0';
+  if (run_cache_trust (root, RUN_TRUST_TREE | RUN_TRUST_LINKS) != 0)
+    goto out;
   if (make_dirs (dir) != 0)
     {
       error (0, errno, "%s: cannot make the directory", dir);

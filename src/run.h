@@ -96,8 +96,9 @@ enum run_runtime_need run_runtime_need (int *major, int *minor, char **dir);
    is not there (malloc'd), or NULL: none is needed (FINE, or UNKNOWN:
    then one warning line when WARN), or it could not be made (one line
    naming the file and the call, then one warning line that stap runs
-   with its own runtime).  */
-char *run_runtime_fixed (bool warn);
+   with its own runtime).  *REFUSED: NULL because gostap's cache may not
+   be trusted (one line, run_cache_trust): gostap run stops there.  */
+char *run_runtime_fixed (bool warn, bool *refused);
 /* For stap by hand (gostap gen): when WRITE, the copy, and one warning
    line saying what to add to stap's command (-R DIR); else one warning
    line where a copy would be needed.  An exit status.  */
@@ -176,6 +177,16 @@ char *run_cache_dir (const struct go_bin *b, const struct run_script *s);
 /* CACHE/gostap, CACHE being $XDG_CACHE_HOME or ~/.cache (malloc'd), or
    NULL after one line.  */
 char *run_cache_root (void);
+/* run_cache_trust: also check every entry under PATH (a directory).  */
+#define RUN_TRUST_TREE 1u
+/* ... and accept symbolic links there (owned by the user or root, never
+   followed; a sysroot copy's links out).  */
+#define RUN_TRUST_LINKS 2u
+/* 0 when PATH (in gostap's cache, real path: run_cache_root) and every
+   directory above it may be trusted (run-cache.c says what that means),
+   and, with RUN_TRUST_TREE, everything under it; a part not there yet is
+   fine.  Else -1 after one line naming the path and the problem.  */
+int run_cache_trust (const char *path, unsigned how);
 /* CACHE/gostap/debug, the debug directory of the companion files gostap
    run writes (malloc'd), or NULL after one line.  */
 char *run_cache_debug_dir (void);
@@ -185,8 +196,10 @@ char *run_cache_debug_dir (void);
    write its companion debug file there and set *WROTE: B is then to be
    opened again.  An exit status, after one line.  */
 int run_companion (struct go_bin *b, bool *wrote);
-/* Is DIR there (a hit)?  Then *GURU: whether its probes need stap -g.  */
-bool run_cache_lookup (const char *dir, bool *guru);
+/* Is DIR there (a hit: 1)?  Then *GURU: whether its probes need stap -g.
+   0: not there; -1 after one line: DIR or a directory above it may not
+   be trusted (run_cache_trust).  */
+int run_cache_lookup (const char *dir, bool *guru);
 /* A new temporary directory beside DIR to write into (malloc'd), or NULL
    after one line.  */
 char *run_cache_begin (const char *dir);

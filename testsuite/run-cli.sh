@@ -250,7 +250,9 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   printf '#!/bin/sh\necho "Systemtap translator/driver (version 4.8/0.192/0.188)"\n' > "$tmp/goodstap"
   chmod 755 "$tmp/goodstap"
   chmod 755 "$pub"; cp "$demo" "$s" "$tmp/goodstap" "$pub/"; chmod -R a+rX "$pub"
-  mkdir "$pub/cache"; chmod 777 "$pub/cache"
+  # nobody's own cache: one writable by others would be refused first
+  # (run-cache-trust.sh).
+  mkdir -m 700 "$pub/cache"; chown 65534:65534 "$pub/cache"
   XDG_CACHE_HOME=$pub/cache GOSTAP_STAP=$pub/goodstap expect_fail 1 "not root and not in the stapdev group" \
     setpriv --reuid=65534 --regid=65534 --clear-groups "$GOSTAP" run -t "$pub/$(basename "$demo")" "$pub/newstack.stp"
   rm -rf "$pub"
