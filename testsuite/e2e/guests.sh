@@ -7,12 +7,10 @@
 # By default a run boots forky (the newest SystemTap and kernel Debian
 # has) and arm64, the two runtimes every CI run reaches, and a third by
 # turns among TURNS (below) at the commit's count of commits (git
-# rev-list --count HEAD): today trixie (SystemTap 5.1 on x86-64 Linux
-# 6.12) alone; bookworm (SystemTap 4.8, libdw 0.188, Linux 6.1: the old
-# stack of RHEL 8 and RHEL 9.0-9.4) joins when its checks pass on a busy
-# host too (alone they do since 2026-11-28; testsuite/README.md), then
-# booting on every other commit. Without git (a release tarball) no
-# third. A run keeps both cores busy, so each guest adds its work (about
+# rev-list --count HEAD): trixie (SystemTap 5.1 on x86-64 Linux 6.12)
+# and bookworm (SystemTap 4.8, libdw 0.188, Linux 6.1: the old stack of
+# RHEL 8 and RHEL 9.0-9.4), each on every other commit. Without git (a
+# release tarball) no third. A run keeps both cores busy, so each guest adds its work (about
 # 10 minutes); three keep the default within 60 minutes warm on 2 cores
 # (testsuite/README.md, "Which guests a run boots").
 # A run makes at most one guest image that is not in the cache (a new
@@ -31,10 +29,9 @@ ALL="arm64 forky trixie bookworm bullseye"
 # what GOSTAP_E2E=all boots: the long run (bullseye by name only)
 PASSING="arm64 forky trixie bookworm"
 DEFAULT="arm64 forky"
-# The x86-64 guests that take turns as a run's third. bookworm joins them
-# when its checks pass beside the rest of the suite: alone they do
-# (890/0/7), beside it stap 4.8 still lost records (testsuite/README.md).
-TURNS="trixie"
+# The x86-64 guests that take turns as a run's third (bookworm since its
+# checks pass beside the rest of the suite: testsuite/README.md).
+TURNS="trixie bookworm"
 
 # cached GUEST: is the guest's debootstrapped tree (the costly part of its
 # image) in the cache? arm64's modules are cross-compiled in the amd64
