@@ -117,6 +117,10 @@ gr_guest_prologue () {
   echo "S=$1"
   cat <<'EOF'
 cd "$S"
+# The guest's init made the directory above the share (the mount point)
+# with umask 0: writable by others, which gostap refuses above its cache
+# (XDG_CACHE_HOME is under the share; run_cache_trust).
+chmod go-w "$(dirname "$S")"
 mkdir -p /tmp/bin && cp -a "$S/bin/." /tmp/bin/ && mount --bind /tmp/bin "$S/bin"
 echo "guest: $(uname -r), $(stap -V 2>&1 | head -1)"
 EOF
