@@ -46,11 +46,17 @@
 #include "write.h"
 
 /* 0 when ST (of PATH) may be trusted, or -1 after one line.  INSIDE:
-   PATH is the cache root or in it.  */
+   PATH is the cache root or in it.  LINKS: a symbolic link is accepted
+   (judged by its owner, never followed), else refused.  */
 static int
-judge (const char *path, const struct stat *st, bool inside)
+judge (const char *path, const struct stat *st, bool inside, bool links)
 {
   uid_t me = geteuid ();
+  if (S_ISLNK (st->st_mode) && !links)
+    {
+      error (0, 0, "%s: a symbolic link: refusing to use this cache", path);
+      return -1;
+    }
   if (st->st_uid != me && st->st_uid != 0)
     {
       error (0, 0, "%s: owned by uid %u, neither you (uid %u) nor root: "
@@ -109,13 +115,7 @@ trust_tree (int dfd, const char *path, bool links)
           error (0, errno, "%s", sub);
           goto out;
         }
-      if (S_ISLNK (st.st_mode) && !links)
-        {
-          error (0, 0, "%s: a symbolic link: refusing to use this cache",
-                 sub);
-          goto out;
-        }
-      if (judge (sub, &st, true) != 0)
+      if (judge (sub, &st, true, links) != 0)
         goto out;
       if (S_ISDIR (st.st_mode))
         {
@@ -202,7 +202,7 @@ run_cache_trust (const char *path, unsigned how)
       error (0, errno, "/");
       goto out;
     }
-  if (judge ("/", &st, false) != 0)
+  if (judge ("/", &st, false, false) != 0)
     goto out;
   /* One component at a time: BUF up to P is the path checked so far.  */
   for (char *p = buf + 1; *p != '\0';)
@@ -233,13 +233,7 @@ run_cache_trust (const char *path, unsigned how)
       close (fd);
       fd = next;
       bool inside = (size_t) (p + strlen (p) - buf) >= rootlen;
-      if (S_ISLNK (st.st_mode))
-        {
-          error (0, 0, "%s: a symbolic link: refusing to use this cache",
-                 buf);
-          goto out;
-        }
-      if (judge (buf, &st, inside) != 0)
+      if (judge (buf, &st, inside, false) != 0)
         goto out;
       if (end == NULL)
         break;
