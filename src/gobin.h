@@ -403,6 +403,9 @@ const char *arch_name (enum go_arch arch);
    the name index's hash and gostap run's cache keys.  */
 #define FNV1A_BASIS 0xcbf29ce484222325ULL
 uint64_t fnv1a (uint64_t h, const void *data, size_t n);
+/* A 64-bit hash of N bytes at DATA, for telling files apart by content
+   (the run cache's key): fast, not cryptographic.  */
+uint64_t hash_content (const void *data, size_t n);
 /* An open-addressing hash index over an array of N elements (linear
    probing, a power of two slots, doubled when half full): a slot holds an
    element's index + 1 (0: empty) and its hash.  hash_find returns the slot

@@ -3,9 +3,10 @@
    CACHE/gostap/BINKEY/KEY/, CACHE being $XDG_CACHE_HOME or ~/.cache.
    BINKEY hashes what decides everything generated for the binary: gostap's
    version and the version of what it generates (WRITE_FORMAT), the
-   binary's build id, path, size and mtime, and for a binary
-   without DWARF of its own the separate debug file found for it (its
-   source, path, size and mtime: read-debuginfo.c); KEY adds the script's
+   binary's build id, path and content (hash_content of its bytes), and
+   for a binary without DWARF of its own the separate debug file found
+   for it (its source, path, size and mtime: read-debuginfo.c); KEY adds
+   the script's
    probe points.  So a cache hit costs no walk over the binary's functions.
    A directory is written under a temporary name beside its final one and
    renamed into place only complete: a lost race with another gostap run
@@ -310,18 +311,16 @@ run_cache_dir (const struct go_bin *b, const struct run_script *s)
 {
   uint64_t h = FNV1A_BASIS;
   struct stat st;
-  if (stat (b->abspath, &st) != 0)
-    {
-      error (0, errno, "%s: stat", b->abspath);
-      return NULL;
-    }
   h = fnv1a (h, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
   const int format = WRITE_FORMAT;
   h = fnv1a (h, &format, sizeof format);
   h = fnv1a (h, b->build_id, strlen (b->build_id));
   h = fnv1a (h, b->abspath, strlen (b->abspath) + 1);
-  h = fnv1a (h, &st.st_size, sizeof st.st_size);
-  h = fnv1a (h, &st.st_mtim, sizeof st.st_mtim);
+  /* The bytes gostap read (its one mapping of the file), not the file's
+     size and mtime: a binary rebuilt or patched in place with both kept
+     (touch -d, cp -p) still gets its own entry.  */
+  const uint64_t content = hash_content (b->image, b->size);
+  h = fnv1a (h, &content, sizeof content);
   if (!b->has_dwarf)
     {
       const char *debug_file;

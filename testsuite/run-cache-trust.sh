@@ -16,7 +16,10 @@
 #  - a private cache (0700) works, first run and cache hit alike;
 #  - a binary rebuilt in place (another Go release's build of the same
 #    fixture at the same path): the tapsets used are the new build's (the
-#    probe address of main.main is the new binary's, per gostap list).
+#    probe address of main.main is the new binary's, per gostap list);
+#  - a binary patched in place (one byte of a string changed; the build
+#    id, size and mtime kept): another cache entry, the key being the
+#    content, not what stat says of the file.
 # Needs root (chown to nobody).
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
 
@@ -192,6 +195,37 @@ if [ -n "$k_new" ] && grep -q "statement($want)" "$k_new/go_funcs.stp" &&
   echo "ok - a new cache entry for the new build ($(basename "$(dirname "$k_new")")), the old one's untouched"
 else
   fail "rebuilt in place: no new cache entry with the new address (old $k_old, new '$k_new')"
+fi
+
+# (e) Patched in place: one byte of the demo's "handled %d requests"
+# string changed, build id, size and mtime the same (readelf -n prints the
+# same notes, so the same build ids): the cache key is the content, so a new entry.
+e=$tmp/e
+mkdir -m 0700 "$e"
+cp -p "$tmp/app/demo" "$tmp/app/demo.orig"
+run_p2 "$e" "$tmp/app/demo" > /dev/null 2> "$tmp/err" || fail "patch, first run: $(head -3 "$tmp/err")"
+k_before=$(keydir "$e")
+off=$(grep -obUa 'handled %d requests' "$tmp/app/demo" | head -1 | cut -d: -f1)
+[ -n "$off" ] || hard_error "no 'handled %d requests' string in $tmp/app/demo"
+stamp=$(stat -c %y "$tmp/app/demo")
+printf 'H' | dd of="$tmp/app/demo" bs=1 seek="$off" conv=notrunc status=none
+touch -d "$stamp" "$tmp/app/demo"
+checks=$((checks + 1))
+# readelf -n: the notes, Go's build id and the GNU one when there is one.
+id_before=$(readelf -n "$tmp/app/demo.orig" | md5sum)
+id_after=$(readelf -n "$tmp/app/demo" | md5sum)
+if [ "$(stat -c %s.%y "$tmp/app/demo")" != "$(stat -c %s.%y "$tmp/app/demo.orig")" ] ||
+   cmp -s "$tmp/app/demo" "$tmp/app/demo.orig" || [ "$id_before" != "$id_after" ]; then
+  fail "patched copy: size, mtime or build id not kept, or no byte changed ($id_before / $id_after)"
+elif ! run_p2 "$e" "$tmp/app/demo" > /dev/null 2> "$tmp/err"; then
+  fail "patch, second run: $(head -3 "$tmp/err")"
+else
+  k_after=$(find "$e/gostap" -mindepth 2 -maxdepth 2 -type d ! -name '.tmp.*' -path "$e/gostap/[0-9a-f]*/[0-9a-f]*" ! -path "$k_before")
+  if [ -n "$k_after" ] && [ "$(dirname "$k_after")" != "$(dirname "$k_before")" ]; then
+    echo "ok - patched in place (one byte at $off; same build id, size, mtime): a new cache entry $(basename "$(dirname "$k_after")"), was $(basename "$(dirname "$k_before")")"
+  else
+    fail "patched in place: the cache entry of the original was used ($k_before; other: '$k_after')"
+  fi
 fi
 
 finish

@@ -78,8 +78,17 @@ checks=$((checks + 1))
 [ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' | wc -l)" = 1 ] &&
   [ "$(stat -c %Y "$first/go_funcs.stp")" = "$(date -d 2000-01-01 +%s)" ] &&
   echo "ok - cache hit: reused" || fail "cache hit: the directory was not reused"
+# The key is the binary's content: a new mtime alone reuses the entry,
+# a byte more (after the section headers: still the same ELF file, same
+# build id) gets a new one.
 checks=$((checks + 1))
 touch "$tmp/demo"
+run_e >/dev/null 2>&1 || true
+[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' | wc -l)" = 1 ] &&
+  echo "ok - cache hit: the same content with a new mtime reuses the entry" ||
+  fail "cache hit after touch: $(find "$tmp/cache/gostap" -maxdepth 2)"
+checks=$((checks + 1))
+printf '\0' >> "$tmp/demo"
 run_e >/dev/null 2>&1 || true
 [ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' | wc -l)" = 2 ] &&
   echo "ok - cache invalidation: a changed binary gets new tapsets" ||
