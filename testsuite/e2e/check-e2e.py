@@ -1289,31 +1289,49 @@ def check_cpuprofile(name, tr, demo=True):
 # in two runs), while stap's sample in the kernel counts the Go code the
 # signal interrupted. So runtime.asyncPreempt's samples are counted for
 # the function it interrupted (the frame under it) before the shares are
-# compared. Measured (trixie, 2026-11-28, that folding done): largest
+# compared. (3) runtime/pprof takes no sample on sysmon's thread (it has
+# no P) nor in Go's signal handler (SIGPROF blocked), while stap samples
+# every thread of the process anywhere: 3.5% and 2.0% of gostap's samples
+# in one run, none of runtime/pprof's 1,952. So gostap's samples with
+# runtime.sysmon or runtime.sigtramp in their stack are left out before
+# the shares are compared. Measured (trixie, the folding done): largest
 # difference among the top functions 2.0 points in one run (main.hash
-# 26.4% against 28.4%) and 3.1 in another (main.spin 26.2% against 29.3%). 6 points is (1)'s three
-# standard errors plus (2)'s largest seen; a wrong symbolization (a pc
-# given to its neighbour function) would move tens of points.
-PGO_TOLERANCE = 6.0
+# 26.4% against 28.4%) and 3.1 in another (main.spin 26.2% against
+# 29.3%), both on a quiet host; with a busy loop on the host beside the
+# guest 6.4 points (main.hash 30.3% against 36.7%; 4.7 with (3) done).
+# 7 points is the largest seen, 4.7, and two standard errors of (1); a
+# wrong symbolization (a pc given to its neighbour function) would move
+# tens of points.
+PGO_TOLERANCE = 7.0
+# PGO_NOT_SAMPLED: the functions whose presence in a stack puts a sample
+# where runtime/pprof takes none ((3) above).
+PGO_NOT_SAMPLED = {"runtime.sysmon", "runtime.sigtramp"}
 # PGO_CPU_RATIO: gostap's CPU time over runtime/pprof's, which also
 # counts the program's start and the end of its profile, outside
-# runtime/pprof's window. Measured 1.047 (trixie), 1.017 (forky) and 0.875
-# (bookworm: stap 4.8, Linux 6.1, 45 skipped probes; perf's CPU clock is
-# an hrtimer, and one that fires late under TCG, whose vCPUs share one
-# host thread, counts one sample for the periods it missed). The cpu
-# values were 4.1 times runtime/pprof's before cpuprofile.stp took its
-# period from the timer that fired.
+# runtime/pprof's window. gostap's time is its samples' plus the periods
+# cpuprofile.stp says its timer skipped: perf's CPU clock is an hrtimer,
+# and one that fires late (under TCG, when the host takes the vCPU's
+# thread away) takes one sample for the periods it missed. Measured
+# without that correction 1.047 (trixie), 1.017 (forky), 0.875 (bookworm:
+# stap 4.8, Linux 6.1, 45 skipped probes) and 0.768 (trixie beside the
+# host half of the suite, stop 46's CI run). The cpu values were 4.1
+# times runtime/pprof's before cpuprofile.stp took its period from the
+# timer that fired.
 PGO_CPU_RATIO = (0.8, 1.25)
 
 
-def flat_shares(p):
+def flat_shares(p, leave_out=frozenset()):
     """{function: flat share in percent} of profile P (its first value,
     the innermost frame's function, inlined calls included; a sample in
     runtime.asyncPreempt counted for the function it interrupted, see
-    PGO_TOLERANCE)."""
-    flat, total = collections.Counter(), p.total(0)
+    PGO_TOLERANCE), without the samples with a function of LEAVE_OUT in
+    their stack."""
+    flat, total = collections.Counter(), 0
     for smp in p.samples:
         fr = smp.frames
+        if leave_out and any(f[0] in leave_out for f in fr):
+            continue
+        total += smp.values[0]
         if len(fr) > 1 and fr[0][0] == "runtime.asyncPreempt":
             fr = fr[1:]
         flat[fr[0][0] if fr else "?"] += smp.values[0]
@@ -1362,7 +1380,12 @@ def check_pgo(job):
         return
 
     # (a) the top functions by flat share.
-    gs, rs = flat_shares(gp), flat_shares(rp)
+    gs, rs = flat_shares(gp, PGO_NOT_SAMPLED), flat_shares(rp)
+    left = sum(smp.values[0] for smp in gp.samples
+               if any(f[0] in PGO_NOT_SAMPLED for f in smp.frames))
+    print(f"# {name}: {left} of gostap's samples left out, on sysmon's thread or in Go's "
+          f"signal handler; runtime/pprof has "
+          f"{sum(1 for smp in rp.samples if any(f[0] in PGO_NOT_SAMPLED for f in smp.frames))} there")
     top = sorted({f for f, v in list(gs.items()) + list(rs.items()) if v >= 5.0},
                  key=lambda f: -rs.get(f, 0))
     pre = sum(smp.values[0] for smp in rp.samples
@@ -1380,11 +1403,16 @@ def check_pgo(job):
           + ", ".join(f"{f} {gs.get(f, 0):.1f}/{rs.get(f, 0):.1f}%" for f in top),
           f"off: {off}")
 
-    ratio = gp.total(1) / max(rp.total(1), 1)
+    m = re.search(r"^cpuprofile: the timer fired late (\d+) times, skipping (\d+) periods "
+                  r"\((\d+) ms\)$", tr, flags=re.M)
+    late, skipped = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    cpu = gp.total(1) + skipped * gp.period
+    ratio = cpu / max(rp.total(1), 1)
     check(PGO_CPU_RATIO[0] <= ratio <= PGO_CPU_RATIO[1],
-          f"{name}: CPU time: gostap's {gp.total(1) / 1e9:.2f} s ({gp.total(0)} samples of "
-          f"{gp.period / 1e6:g} ms), runtime/pprof's {rp.total(1) / 1e9:.2f} s (ratio {ratio:.3f}, "
-          f"within {PGO_CPU_RATIO})")
+          f"{name}: CPU time: gostap's {cpu / 1e9:.2f} s ({gp.total(0)} samples of "
+          f"{gp.period / 1e6:g} ms, and {skipped} periods its timer skipped in {late} late "
+          f"firings), runtime/pprof's {rp.total(1) / 1e9:.2f} s (ratio {ratio:.3f}, "
+          f"within {PGO_CPU_RATIO}; {gp.total(1) / max(rp.total(1), 1):.3f} from the samples alone)")
 
     # (b) merging: pprof reads both together.
     mp = pprof_raw.read(go, os.path.join(out, name + ".pb.gz"), gopath)
