@@ -289,9 +289,10 @@ write_aranges_copy (const char *path, Dwarf *dw, const char *to)
   size_t size;
   /* The file opened again: libdw inflates compressed sections in the
      Elf it reads, headers included, and the copy needs them as they are
-     in the file.  */
+     in the file; read, not mapped, for the bytes on disk rather than the
+     breakpoints of another tracer's uprobes (read-elf.c).  */
   int in = open (path, O_RDONLY | O_CLOEXEC);
-  Elf *elf = in >= 0 ? elf_begin (in, ELF_C_READ_MMAP, NULL) : NULL;
+  Elf *elf = in >= 0 ? elf_begin (in, ELF_C_READ, NULL) : NULL;
   const char *image = elf != NULL ? elf_rawfile (elf, &size) : NULL;
   const unsigned char *ident = (const unsigned char *) image;
   if (in < 0)
