@@ -48,17 +48,22 @@ SHAPES = [
         r'go_type_name\((go_itab_type\(' + IDENT + r'\)|' + IDENT + r')\)',
         r'go_(float(32|64)|complex(64|128))_str\(' + IDENT + r'(, ' + IDENT + r')?\)',
         r'_go_g_int64\([0-9]+\) - _go_sp',
-        r'_go_pair_entry\[goid, _go_depth\]',
+        r'_go_pair_entry\[pid\(\), goid, _go_depth\]',
         r'go_entry_ns \? gettimeofday_ns\(\) - go_entry_ns : -1',
     ]) + r')',
     r'  // [ -~]*',
     r'  if \(0\) _go_pair_[0-9a-f]+\(\)',
-    r'  _go_pair_entry\[goid, _go_g_int64\([0-9]+\) - _go_sp\] = gettimeofday_ns\(\)',
+    r'  _go_pair_entry\[pid\(\), goid, _go_g_int64\([0-9]+\) - _go_sp\] = gettimeofday_ns\(\)',
+    r'  if \(0\) _go_pair_end\(\)',
     # pairing files (write-funcs.c write_pair)
     r'function _go_pair_[0-9a-f]+:long \(\) \{ return 0 \}',
     r'probe ' + PROC,
-    r'  delete _go_pair_entry\[goid, _go_depth\]',
-    r'  _go_pair_entry\[_go_g_int64\([0-9]+\), _go_g_int64\([0-9]+\) - '
+    r'  delete _go_pair_entry\[pid\(\), goid, _go_depth\]',
+    # go_pair_end.stp (write-funcs.c write_pair_end)
+    r'function _go_pair_end:long \(\) \{ return 0 \}',
+    r'probe process\(' + STR + r'\)\.end',
+    r'  delete _go_pair_entry\[pid\(\), \*, \*\]',
+    r'  _go_pair_entry\[pid\(\), _go_g_int64\([0-9]+\), _go_g_int64\([0-9]+\) - '
     r'\(_go_user_sp\(\) \+ [0-9]+\)\] = gettimeofday_ns\(\)',
 ]
 LINE = re.compile('^(?:' + '|'.join(SHAPES) + ')$')

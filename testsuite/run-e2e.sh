@@ -329,7 +329,7 @@ for v in $VERSIONS; do
   gen "$share/bin/grow-$v" -o "$share/ts/grow-$v-for-pairing" \
     --script "$share/scripts/pairing.stp" "main.*" ||
     hard_error "gostap gen --script pairing.stp grow-$v failed"
-  grep -q '^  _go_pair_entry\[goid, ' "$share/ts/grow-$v-for-pairing/go_funcs.stp" ||
+  grep -q '^  _go_pair_entry\[pid(), goid, ' "$share/ts/grow-$v-for-pairing/go_funcs.stp" ||
     hard_error "gostap gen --script pairing.stp: main.rec's entry alias records no call"
 done
 # (f) a -w build and a cgo build (Go $SPECIAL_VERSION): growW-V, cgo-V.

@@ -63,9 +63,11 @@ aliases_script () {
 # all_aliases DIR: the script naming every go.func alias of DIR.
 all_aliases () { alias_table "$1" | aliases_script; }
 # table_probes: the probes the aliases of the table on stdin define: their
-# process(...) points and one per pairing function they pull in.
+# process(...) points and one per pairing function they pull in, and with
+# any of those, go_pair_end.stp's process(...).end.
 table_probes () {
-  awk '{ n += $2; if ($3 != "-") p[$3] = 1 } END { for (x in p) n++; print n + 0 }'
+  awk '{ n += $2; if ($3 != "-") p[$3] = 1 }
+       END { np = 0; for (x in p) np++; print n + np + (np > 0) }'
 }
 # unseen_rows TABLE SEEN: the rows of TABLE whose function (the alias name
 # without .return) is not in the file SEEN; adds those functions to SEEN.
