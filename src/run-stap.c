@@ -10,6 +10,8 @@
 
 #include "config.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <error.h>
 #include <fcntl.h>
@@ -18,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "profile.h"
@@ -145,6 +149,70 @@ stream_lines (struct stream *s, struct traceback_filter *t,
   s->len -= from;
 }
 
+/* How long gostap relays what stap's orphaned stapio prints after it was
+   asked to stop (its end probes, the module's unloading).  */
+#define ORPHAN_WAIT_S 30
+
+/* When stap dies by a signal (SIGKILL, the OOM killer), the staprun or
+   stapio it started runs on, with the module loaded and its probes live
+   (measured in the faults job: stapio reparented to init, the module
+   still there).  gostap is their subreaper (run_stap), so they become its
+   children: each is sent SIGTERM, which stapio handles as at the end of a
+   run (end probes, the module unloaded).  Returns how many were sent it
+   (their pids in the line printed, the first MAX of them in PIDV).  */
+static int
+stop_orphans (int sig, pid_t *pidv, int max)
+{
+  DIR *d = opendir ("/proc");
+  if (d == NULL)
+    return 0;
+  pid_t self = getpid ();
+  char pids[256] = "";
+  int n = 0;
+  struct dirent *de;
+  while ((de = readdir (d)) != NULL)
+    {
+      if (!isdigit ((unsigned char) de->d_name[0]))
+        continue;
+      char path[300], buf[512];
+      snprintf (path, sizeof path, "/proc/%.255s/stat", de->d_name);
+      int fd = open (path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        continue;
+      ssize_t len = read (fd, buf, sizeof buf - 1);
+      close (fd);
+      if (len <= 0)
+        continue;
+      buf[len] = '\0';
+      /* PID (COMM) STATE PPID ...: COMM may hold anything, up to the
+         last ')'.  */
+      char *open_paren = strchr (buf, '('), *close_paren = strrchr (buf, ')');
+      int ppid;
+      if (open_paren == NULL || close_paren == NULL || close_paren < open_paren
+          || sscanf (close_paren + 1, " %*c %d", &ppid) != 1 || ppid != self)
+        continue;
+      *close_paren = '\0';
+      const char *comm = open_paren + 1;
+      if (strcmp (comm, "stapio") != 0 && strcmp (comm, "staprun") != 0)
+        continue;
+      pid_t pid = (pid_t) atol (de->d_name);
+      if (kill (pid, SIGTERM) == 0)
+        {
+          if (n < max)
+            pidv[n] = pid;
+          size_t used = strlen (pids);
+          snprintf (pids + used, sizeof pids - used, "%s%.8s %d",
+                    n ? ", " : "", comm, (int) pid);
+          n++;
+        }
+    }
+  closedir (d);
+  if (n > 0)
+    error (0, 0, "stap was killed by signal %d: stopping what it left "
+           "running (%s), so that its probes go", sig, pids);
+  return n;
+}
+
 /* Relay stap's output (OUT, when its fd is not -1) with its records
    expanded, and its standard error (ERR) through E, until both end or
    stap (PID) has exited and what it wrote is read.  Reaps stap into
@@ -154,15 +222,37 @@ relay (struct stream *out, struct stream *err, pid_t pid, int *status,
        const struct go_bin *b, struct profile *prof, struct run_stderr *e)
 {
   struct traceback_filter *t = NULL;
-  bool exited = false;
+  bool exited = false, nonblocking = false;
   int ret = EXIT_OK;
   if (out->fd >= 0 && (t = write_traceback_begin (b, prof)) == NULL)
     ret = EXIT_ERROR;
+  /* Relaying what stopped orphans print, until they are gone or the
+     time is up.  */
+  time_t orphans_until = 0;
+  pid_t orphans[8];
+  int norphans = 0;
   while (ret == EXIT_OK && (out->fd >= 0 || err->fd >= 0))
     {
+      for (int i = 0; i < norphans && orphans_until != 0; i++)
+        if (orphans[i] > 0 && waitpid (orphans[i], NULL, WNOHANG) == orphans[i])
+          orphans[i] = 0;
+      bool left = false;
+      for (int i = 0; i < norphans; i++)
+        left |= orphans[i] > 0;
+      if (orphans_until != 0 && (!left || time (NULL) > orphans_until))
+        orphans_until = 0;      /* then as after stap's exit */
       if (!exited && waitpid (pid, status, WNOHANG) == pid)
         {
           exited = true;
+          int n = WIFSIGNALED (*status)
+            ? stop_orphans (WTERMSIG (*status), orphans, 8) : 0;
+          norphans = n < 8 ? n : 8;
+          if (n > 0)
+            orphans_until = time (NULL) + ORPHAN_WAIT_S;
+        }
+      if (exited && orphans_until == 0 && !nonblocking)
+        {
+          nonblocking = true;
           for (int i = 0; i < 2; i++)
             {
               int fd = (i == 0 ? out : err)->fd;
@@ -172,14 +262,14 @@ relay (struct stream *out, struct stream *err, pid_t pid, int *status,
         }
       struct pollfd pfd[2] = { { .fd = out->fd, .events = POLLIN },
                                { .fd = err->fd, .events = POLLIN } };
-      if (!exited && poll (pfd, 2, 200) <= 0)
+      if (!nonblocking && poll (pfd, 2, 200) <= 0)
         continue;               /* nothing yet, or a signal */
       for (int i = 0; i < 2 && ret == EXIT_OK; i++)
         {
           struct stream *s = i == 0 ? out : err;
-          if (s->fd < 0 || (!exited && !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR))))
+          if (s->fd < 0 || (!nonblocking && !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR))))
             continue;
-          if (stream_read (s, exited) != 0)
+          if (stream_read (s, nonblocking) != 0)
             ret = EXIT_ERROR;
           stream_lines (s, i == 0 ? t : NULL, e);
         }
@@ -193,6 +283,14 @@ relay (struct stream *out, struct stream *err, pid_t pid, int *status,
           ret = EXIT_ERROR;
         }
     }
+  /* The stopped orphans closed their pipes as they ended: reap them
+     (a short wait for one that has not yet), not to leave zombies.  */
+  for (int i = 0; i < norphans; i++)
+    for (int tries = 0; orphans[i] > 0 && tries < 20; tries++)
+      if (waitpid (orphans[i], NULL, WNOHANG) != 0)
+        orphans[i] = 0;
+      else
+        nanosleep (&(struct timespec) { .tv_nsec = 100000000 }, NULL);
   run_stderr_flush (e);
   write_traceback_end (t);
   for (int i = 0; i < 2; i++)
@@ -231,6 +329,9 @@ run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
         profile_free (prof);
         return EXIT_ERROR;
       }
+  /* stap's staprun and stapio, orphaned when stap is killed, become
+     gostap's children rather than init's, for stop_orphans to find.  */
+  prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   fflush (NULL);
   pid_t pid = fork ();
   if (pid < 0)

@@ -268,6 +268,32 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 fi
 expect_fail 2 "/bin/true: not a Go binary" "$GOSTAP" run -c /bin/true -p2 "$s"
 expect_fail 64 "no target" "$GOSTAP" run "$s"
+
+# stap killed (SIGKILL) with its stapio running on, the module loaded
+# and the probes live (as measured in the e2e faults job): gostap, their
+# subreaper, sends them SIGTERM (stapio's end of a run) and says so. A
+# fake stap here: it starts a "stapio" (a copy of sleep) and kills itself.
+cp "$(command -v sleep)" "$tmp/stapio"
+cat > "$tmp/killedstap" <<EOF
+#!/bin/sh
+case "\$*" in *-V*) echo "Systemtap translator/driver (version 5.1/0.192/0.192)"; exit 0 ;; esac
+"$tmp/stapio" 600 &
+echo \$! > "$tmp/stapio.pid"
+kill -9 \$\$
+EOF
+chmod +x "$tmp/killedstap"
+checks=$((checks + 1))
+st=0
+GOSTAP_STAP=$tmp/killedstap timeout 60 "$GOSTAP" run -t "$demo" -p2 -e 'probe go.func.main.rec { println(1) }' \
+  > "$tmp/o" 2> "$tmp/err" || st=$?
+orphan=$(cat "$tmp/stapio.pid" 2>/dev/null)
+if [ "$st" = 137 ] && [ -n "$orphan" ] && ! kill -0 "$orphan" 2>/dev/null &&
+   grep -q "gostap: stap was killed by signal 9: stopping what it left running (stapio $orphan), so that its probes go$" "$tmp/err"; then
+  echo "ok - stap killed: exit 137, its orphaned stapio ($orphan) stopped, one line says so"
+else
+  fail "stap killed: exit $st, stapio $orphan $(kill -0 "$orphan" 2>/dev/null && echo 'still running'), stderr: $(head -3 "$tmp/err")"
+  [ -z "$orphan" ] || kill "$orphan" 2>/dev/null || true
+fi
 expect_fail 64 "no script given" "$GOSTAP" run -t "$demo"
 expect_fail 1 "nosuchcommand: command not found" "$GOSTAP" run -c nosuchcommand -p2 "$s"
 
