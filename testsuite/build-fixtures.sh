@@ -67,8 +67,10 @@
 # several callers, for probes on inlined copies) in default, -w and -s -w;
 # the cpubound fixture (a CPU-bound loop with one hot call edge that
 # writes its own runtime/pprof profile, for the e2e test's PGO and
-# profile-parity job) and the labels fixture (goroutines labelled with
-# runtime/pprof, for the e2e test's labels jobs) in default only; the -w and -s -w builds for arm64 are made of the grow and stacks
+# profile-parity job), the labels fixture (goroutines labelled with
+# runtime/pprof, for the e2e test's labels jobs) and the faults fixture
+# (killed, forking and exec'ing processes, for the e2e test's faults job)
+# in default only; the -w and -s -w builds for arm64 are made of the grow and stacks
 # fixtures (and -s -w of the demo), for the arm64 e2e test's jobs on them.
 #
 # The binaries go to
@@ -105,7 +107,7 @@ fi
 . "$here/debian-archive.sh"
 cache_lock build-fixtures
 
-ALL_FIXTURES="abi grow stacks cgo demo http inline cpubound labels"
+ALL_FIXTURES="abi grow stacks cgo demo http inline cpubound labels faults"
 read -r -a fixtures <<< "${GOSTAP_FIXTURES:-$ALL_FIXTURES}"
 FIXTURES="${fixtures[*]}"
 for f in $FIXTURES; do
@@ -161,7 +163,7 @@ variants() {
     demo) echo default sw arm64 arm64sw ;;
     http) echo default arm64 ;;
     inline) echo default w sw ;;
-    cpubound|labels) echo default ;;
+    cpubound|labels|faults) echo default ;;
     grow|stacks) echo default w sw pie arm64 arm64w arm64sw ;;
     *) echo default w sw pie arm64 ;;
   esac

@@ -112,6 +112,9 @@ LOAD_VERSION=1.24
 SPECIAL_VERSION=1.24
 SW_VERSION=1.27
 CONTAINER_VERSION=1.24
+# The faults job (e2e/faults.sh; issue 38): on the x86-64 guests, with
+# the gostap-run jobs (FAULTS=0 where there are none).
+FAULTS_VERSION=1.24
 # The gostap-run jobs: `gostap run -c 'demo 3' ... examples/SCRIPT ARGS` in
 # the guest, as a user runs it: newstack on three releases (its stacks
 # are gostap's, symbolized from the pclntab: Go 1.25+'s DWARF 5, which stap
@@ -492,6 +495,13 @@ while read -r v; do
   [ -n "$src" ] || hard_error "no labels fixture for Go $v in the manifest"
   cp "$src" "$share/bin/labels-$v"
 done < <(awk '$1 ~ /^(go)?labels_/ { print $2 }' <<< "$GOSTAP_RUN_JOBS" | sort -u)
+FAULTS=0
+if amd64 && [ -n "$GOSTAP_RUN_JOBS" ]; then
+  FAULTS=1
+  src=$(fixture "$FAULTS_VERSION" "$DEF" faults)
+  [ -n "$src" ] || hard_error "no faults fixture for Go $FAULTS_VERSION in the manifest"
+  cp "$src" "$share/bin/faults-$FAULTS_VERSION"
+fi
 
 # What every module of the guest is built with: no overload abort, and a
 # handler waits for the script's globals' locks up to MAXTRYLOCK x 10 us
@@ -616,6 +626,10 @@ while read -r name v script args; do
   E2E_CHROOT_CROSS_CC=$cross_cc gr_compile "$image" "$share" "$share/mod/gostap_run_$name.log" "${gr_args[@]}" ||
     hard_error "gostap run -p4 $script (Go $v) fails in the image"
 done <<< "$GOSTAP_RUN_JOBS"
+. "$e2e/faults.sh"
+[ "$FAULTS" = 0 ] ||
+  faults_compile "$image" "$share" "$share/bin/faults-$FAULTS_VERSION" "$share/scripts/faults.stp" \
+    "$share/scripts/faults-stacks.stp" || hard_error "gostap run -p4 of the faults job fails in the image"
 t_gcompile=$(elapsed "$t0" "$(now)")
 fi
 
@@ -809,6 +823,9 @@ EOF
     gostap_run_args "$name" "$v" "$script" $args
     gr_guest_lines "$share" "gostap_run_$name" 600 "${gr_args[@]}"
   done <<< "$GOSTAP_RUN_JOBS"
+  [ "$FAULTS" = 0 ] ||
+    faults_guest_lines "$share" "$share/bin/faults-$FAULTS_VERSION" "$share/scripts/faults.stp" \
+      "$share/scripts/faults-stacks.stp"
   echo "\"\$S/bin/growW-$SPECIAL_VERSION\" > \"\$S/out/base_wbuild.prog\" 2>&1"
   echo "run wbuild wbuild 240 \"\$S/bin/growW-$SPECIAL_VERSION\""
   [ "$HAVE_CGO" = 0 ] || echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
@@ -857,7 +874,7 @@ run_s=$(sed -n 's/^.*gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$s
 # --- checks ---------------------------------------------------------------------------
 st=0
 amd64 || CONTAINER_VERSION=
-E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
+E2E_FAULTS=$FAULTS E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_CPUBOUND_SRC="$testsuite/fixtures/cpubound" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
   E2E_STACKS="$STACKS" E2E_INLINE="$INLINE" E2E_GO=$go_newest E2E_COMPILE_LIBDW=$compile_libdw \

@@ -1612,6 +1612,169 @@ def check_golabels(job):
           f"gostap {got}, program {want}")
 
 
+def faults_program(text):
+    """{pid: (goroutine ids, calls)} from the faults fixture's own lines
+    (a pid that execs has two of each: the sets joined, the calls added),
+    and whether it printed "wrong results"."""
+    procs = {}
+    for m in re.finditer(r"^faults: pid (\d+) goroutines ([\d,]+)$", text or "", re.M):
+        g, c = procs.setdefault(int(m.group(1)), (set(), 0))
+        procs[int(m.group(1))] = (g | {int(x) for x in m.group(2).split(",")}, c)
+    for m in re.finditer(r"^faults: pid (\d+) calls (\d+)$", text or "", re.M):
+        g, c = procs.setdefault(int(m.group(1)), (set(), 0))
+        procs[int(m.group(1))] = (g, c + int(m.group(2)))
+    return procs, "wrong results" in (text or "")
+
+
+def faults_stap(text):
+    """{pid: (calls, paired, unpaired, goroutine ids)} from faults.stp's
+    end lines, and its "entries left" (None when missing)."""
+    seen = {}
+    for m in re.finditer(r"^faults: stap pid (\d+) calls (\d+) paired (\d+) unpaired (\d+) "
+                         r"goroutines ([\d,]*)$", text or "", re.M):
+        seen[int(m.group(1))] = (int(m.group(2)), int(m.group(3)), int(m.group(4)),
+                                 {int(x) for x in m.group(5).split(",") if x})
+    m = re.search(r"^faults: entries left (\d+)$", text or "", re.M)
+    return seen, int(m.group(1)) if m else None
+
+
+def check_faults():
+    """The faults job (e2e/faults.sh; issue 38, faults): session 1, one
+    `gostap run -t` by path across a killed process, a run, a spawn of
+    three children of the same binary and an exec: every process the
+    program says it was is in the script's counts with its calls (all
+    paired, none unpaired) and its own goroutine ids, the killed one with
+    the calls it made before SIGKILL and its goroutine ids, and no
+    pairing entry left at the end (the killed process's dropped when it
+    ended); gostap exits 0 on SIGTERM and stap's module is gone. Sessions
+    2 and 3: see check_faults_kills."""
+    name = "faults"
+    tr = read("faults_1.transcript")
+    if not check(tr is not None and "faults: ready" in tr,
+                 f"{name}: gostap run -t (by path) started its script in the guest",
+                 (tr or "no transcript")[-300:]):
+        return
+    seen, left = faults_stap(tr)
+    rc = (read("faults_1.rc") or "").strip()
+    check(rc == "0" and left is not None,
+          f"{name}: gostap run -t ended on SIGTERM with exit {rc}, the end probe ran",
+          tr[-300:])
+    killed, _ = faults_program(read("faults_killed.out"))
+    krc = (read("faults_killed.rc") or "").strip()
+    if check(krc == "137" and len(killed) == 1,
+             f"{name}: `faults forever` killed by SIGKILL mid-run (exit {krc})",
+             f"its lines: {killed}"):
+        (kpid, (kg, _)), = killed.items()
+        s = seen.get(kpid)
+        check(s is not None and s[0] > 0 and s[3] == kg,
+              f"{name}: the killed process {kpid}: {s[0] if s else 0} calls seen before the kill, "
+              f"by its goroutines {sorted(kg)}",
+              f"seen {s}")
+    for job, procs_want in (("run", 1), ("spawn", 4), ("exec", 1)):
+        text = read(f"faults_{job}.out")
+        procs, wrong = faults_program(text)
+        jrc = (read(f"faults_{job}.rc") or "").strip()
+        if not check(jrc == "0" and not wrong and len(procs) == procs_want
+                     and all(c > 0 for _, c in procs.values()),
+                     f"{name}: `faults {job}` exit {jrc}, {len(procs)} process(es), each with its "
+                     "calls and right results",
+                     (text or "no output")[-300:]):
+            continue
+        for pid, (g, c) in sorted(procs.items()):
+            s = seen.get(pid)
+            check(s is not None and s[0] == c and s[1] == c and s[2] == 0 and s[3] == g,
+                  f"{name}: {job} pid {pid}: the script counted its {c} calls, all paired, by its "
+                  f"goroutines {sorted(g)}",
+                  f"script: {s}")
+    ids = [g for g, _ in faults_program(read("faults_spawn.out"))[0].values()]
+    shared = sorted({g for a in ids for g in a if sum(g in b for b in ids) > 1})
+    if shared:
+        ok(f"{name}: the spawned processes share goroutine ids ({shared}), which the pairing "
+           "keeps apart by process (every return above paired)")
+    else:
+        skip(f"{name}: the spawned processes share no goroutine id this run ({ids}): the "
+             "pairing's process key was not put to the test")
+    check(left == 0, f"{name}: no pairing entry left at the end (the killed process's dropped "
+          f"when it ended): {left}")
+    before, after = read("faults_1.mods-before"), read("faults_1.mods-after")
+    check(before is not None and before == after,
+          f"{name}: stap's module unloaded after the run (modules before and after: "
+          f"{(before or '').split()} / {(after or '').split()})")
+
+
+def faults_left(name):
+    """The stap, staprun, stapio processes in the ps listing NAME, and the
+    stap modules in the lsmod listing (or None when missing)."""
+    ps, mods = read(f"{name}.ps-after"), read(f"{name}.mods-after")
+    if ps is None or mods is None:
+        return None, None
+    procs = [l.split()[3] + " " + l.split()[0] for l in ps.splitlines()[1:]
+             if len(l.split()) >= 4 and l.split()[3] in ("stap", "staprun", "stapio")]
+    return procs, mods.split()
+
+
+def check_faults_kills():
+    """Sessions 2 and 3 of the faults job (e2e/faults.sh). 2: stap
+    (the translator, gostap's child) killed with SIGKILL while its probes
+    are live on `faults run`: the program runs to its end with its results
+    right (no SIGTRAP: exit 0), gostap says it stops the stapio stap left
+    running and exits 137, the stopped stapio runs the end probe, nothing of
+    stap is left (processes, module), and a second gostap run (-c) counts
+    its program's calls, all paired. 3 and 3s: gostap killed with SIGKILL
+    while stap runs `faults run` under -c: 30 s later no stap process and
+    no module are left; with faults.stp, whose output does not go through
+    gostap, stap and the program ran to their end (both counts there)."""
+    name = "faults"
+    procs, wrong = faults_program(read("faults_stapkill.out"))
+    rc = (read("faults_stapkill.rc") or "").strip()
+    pid = next(iter(procs)) if len(procs) == 1 else None
+    check(rc == "0" and not wrong and pid is not None and procs[pid][1] == 32000,
+          f"{name}: stap killed: the program ran on to its end, exit {rc}, its 32000 calls "
+          "with right results (no SIGTRAP)", f"its lines: {procs}")
+    tr = read("faults_2.transcript") or ""
+    m = re.search(r"gostap: stap was killed by signal 9: stopping what it left running "
+                  r"\((stapio \d+)\), so that its probes go$", tr, re.M)
+    grc = (read("faults_2.rc") or "").strip()
+    check(m is not None and grc == "137",
+          f"{name}: stap killed: gostap exit {grc}, "
+          f"\"stopping what it left running ({m.group(1) if m else '?'})\"", tr[-300:])
+    seen, _ = faults_stap(tr)
+    s = seen.get(pid)
+    check(s is not None and 0 < s[0] <= 32000 and s[2] == 0,
+          f"{name}: stap killed: the stopped stapio ran the end probe "
+          f"({s[0] if s else 0} calls of the program counted until then, none unpaired)",
+          f"seen {seen}")
+    left, mods = faults_left("faults_2")
+    check(left == [] and mods == [],
+          f"{name}: stap killed: 5 s after, no stap process and no module left",
+          f"processes {left}, modules {mods}")
+    tr = read("faults_2b.transcript") or ""
+    procs, _ = faults_program(tr)
+    seen, left_entries = faults_stap(tr)
+    p2 = next(iter(procs)) if len(procs) == 1 else None
+    check((read("faults_2b.rc") or "").strip() == "0" and p2 is not None
+          and seen.get(p2, (0,))[0] == procs[p2][1] == 200 and seen[p2][1] == 200
+          and left_entries == 0,
+          f"{name}: stap killed: a second gostap run works: its program's 200 calls counted, all "
+          "paired", tr[-300:])
+    for n, script in (("3", "faults.stp"), ("3s", "faults-stacks.stp")):
+        rc = (read(f"faults_{n}.rc") or "").strip()
+        before = read(f"faults_{n}.ps-before") or ""
+        left, mods = faults_left(f"faults_{n}")
+        check(rc == "137" and " stapio" in before and left == [] and mods == [],
+              f"{name}: gostap killed ({script}): stap was running (stapio in the listing before); "
+              "30 s after, no stap process and no module left",
+              f"gostap exit {rc}; processes before: {before.split()}, after {left}, "
+              f"modules {mods}")
+    tr = read("faults_3.transcript") or ""
+    procs, _ = faults_program(tr)
+    seen, _ = faults_stap(tr)
+    p3 = next(iter(procs)) if len(procs) == 1 else None
+    check(p3 is not None and procs[p3][1] == 32000 and seen.get(p3, (0, 0))[:2] == (32000, 32000),
+          f"{name}: gostap killed (faults.stp, output not through gostap): stap and the program "
+          "ran to their end, the 32000 calls counted and paired", tr[-300:])
+
+
 def check_offcpu(name, tr):
     """examples/offcpu.stp on the demo: the totals the script printed,
     every stack parked in runtime.gopark with a wait reason, the demo's
@@ -2224,6 +2387,12 @@ for job in os.environ.get("E2E_GOSTAP_RUN", "").split():
         check_golabels(job)
     else:
         check_example(job)
+if os.environ.get("E2E_FAULTS", "0") == "1":
+    check_faults()
+    check_faults_kills()
+elif not amd64:
+    skip("faults: run on the x86-64 guests only (one architecture shows what the runtime "
+         "and gostap do with killed, forked and exec'd processes)")
 check_wbuild()
 if os.environ.get("E2E_CGO", "1") == "1":
     check_cgo()
