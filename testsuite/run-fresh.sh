@@ -145,8 +145,12 @@ phases=
 phase () { phases="$phases${phases:+, }$1"; }
 secs () { echo "$(( $(date +%s) - $1 )) s"; }
 sha_files () { for f; do echo "$f $(sha256sum < "$top_srcdir/$f")"; done; }
-# old KIND: the layers of that kind with another key, unused for 7 days.
-old () { find "$FRESH" -mindepth 1 -maxdepth 1 -name "$1-*" -mtime +7; }
+# old KIND: the layers of that kind to drop before a new one is moved in:
+# all but the most recently used (another checkout's, kept for its next
+# run). A fixtures layer is 6.4 GB; kept for a week, every change of a
+# fixture's source added one, and they filled the disk (2026-11-28: five,
+# 32 GB, 1.3 GB left).
+old () { ls -1dt "$FRESH/$1"-* 2>/dev/null | tail -n +2; }
 
 # cause LOG: one line naming what a failed step lacked.
 cause () {
