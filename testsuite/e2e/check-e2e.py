@@ -68,6 +68,11 @@ program run without probes) and checks values, not that something ran:
      worker goroutine is the program's, go_label("endpoint") counted each
      endpoint's calls of main.work, never more than the program made
      (check_labels, check_golabels);
+ (m) gostap_run_allocs_V (Go 1.19, 1.24, 1.27): the allocs fixture
+     (runtime.MemProfileRate = 1) under allocprofile.stp: per allocation
+     site (first non-runtime frame), gostap's alloc_objects and
+     alloc_space are the program's own MemProfile numbers, with the
+     system-stack rule (check_allocs);
  (g) wbuild and cgo: the grow fixture built with -ldflags=-w (entry probes
      by name count every call and at most every growth more, goids, stack
      growth; `gostap run -p2` of a return probe passes in the image, through
