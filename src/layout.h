@@ -1,5 +1,5 @@
-/* layout.h: offsets of runtime.g, runtime.m and runtime.gobuf fields
-   (read-layout.c).  -1 marks a field the release does not have.  */
+/* layout.h: offsets of runtime.g, runtime.m, runtime.gobuf, runtime.p and
+   runtime.mcache fields (read-layout.c).  -1 marks a field the release does not have.  */
 
 #ifndef GOSTAP_LAYOUT_H
 #define GOSTAP_LAYOUT_H
@@ -15,6 +15,8 @@ struct go_layout
     g_goid, g_parentgoid, g_labels;
   long m_g0, m_morebuf, m_curg;
   long gobuf_sp, gobuf_pc, gobuf_g, gobuf_lr, gobuf_bp;
+  /* The heap profiler's state: m.p, p.mcache, mcache.nextSample.  */
+  long m_p, p_mcache, mcache_nextsample;
   bool from_dwarf;
 };
 

@@ -1,5 +1,5 @@
 /* read-layout.c: offsets of the runtime structures a tracer reads (g, m,
-   gobuf), from the binary's DWARF when it has some, else from a table per
+   gobuf, p, mcache), from the binary's DWARF when it has some, else from a table per
    Go release (measured from the DWARF of each release's binaries; the test
    suite compares the two on every fixture that has DWARF).  */
 
@@ -43,6 +43,13 @@ static const struct field fields[] = {
   { "runtime.gobuf", "g", NULL, SLOT (gobuf_g) },
   { "runtime.gobuf", "lr", NULL, SLOT (gobuf_lr) },
   { "runtime.gobuf", "bp", NULL, SLOT (gobuf_bp) },
+  { "runtime.m", "p", NULL, SLOT (m_p) },
+  { "runtime.p", "mcache", NULL, SLOT (p_mcache) },
+  { "runtime.mcache", "nextSample", NULL, SLOT (mcache_nextsample) },
+};
+#define NTYPES 5
+static const char *const type_names[NTYPES] = {
+  "runtime.g", "runtime.m", "runtime.gobuf", "runtime.p", "runtime.mcache"
 };
 
 /* Per-release table for binaries without DWARF, read from the DWARF of
@@ -55,11 +62,15 @@ static const struct
   struct go_layout l;
 } table[] = {
   /* g: lo hi guard0 m sched status goid parentGoid labels; m: g0 morebuf curg;
-     gobuf: sp pc g lr bp */
-  { 17, 20, { 0, 8, 16, 48, 56, 144, 152, -1, 360, 0, 8, 192, 0, 8, 16, 40, 48, false } },
-  { 21, 22, { 0, 8, 16, 48, 56, 144, 152, 272, 344, 0, 8, 192, 0, 8, 16, 40, 48, false } },
-  { 23, 24, { 0, 8, 16, 48, 56, 152, 160, 280, 352, 0, 8, 192, 0, 8, 16, 40, 48, false } },
-  { 25, 99, { 0, 8, 16, 48, 56, 144, 152, 280, 352, 0, 8, 184, 0, 8, 16, 32, 40, false } },
+     gobuf: sp pc g lr bp; m.p p.mcache mcache.nextSample */
+  { 17, 20, { 0, 8, 16, 48, 56, 144, 152, -1, 360, 0, 8, 192, 0, 8, 16, 40, 48,
+              208, 64, 0, false } },
+  { 21, 22, { 0, 8, 16, 48, 56, 144, 152, 272, 344, 0, 8, 192, 0, 8, 16, 40, 48,
+              208, 64, 0, false } },
+  { 23, 24, { 0, 8, 16, 48, 56, 152, 160, 280, 352, 0, 8, 192, 0, 8, 16, 40, 48,
+              208, 56, 0, false } },
+  { 25, 99, { 0, 8, 16, 48, 56, 144, 152, 280, 352, 0, 8, 184, 0, 8, 16, 32, 40,
+              208, 56, 0, false } },
 };
 
 static bool
@@ -97,13 +108,12 @@ layout_from_dwarf (const struct go_bin *b, struct go_layout *l)
   Dwarf *dw = gobin_dwarf (b);
   if (dw == NULL)
     return false;
-  const char *names[] = { "runtime.g", "runtime.m", "runtime.gobuf" };
-  Dwarf_Die types[3];
-  bool found[3] = { false, false, false };
+  Dwarf_Die types[NTYPES];
+  bool found[NTYPES] = { false };
   int nfound = 0;
   Dwarf_Off off = 0, next;
   size_t hsize;
-  while (nfound < 3
+  while (nfound < NTYPES
          && dwarf_nextcu (dw, off, &next, &hsize, NULL, NULL, NULL) == 0)
     {
       Dwarf_Die cu, die;
@@ -114,23 +124,24 @@ layout_from_dwarf (const struct go_bin *b, struct go_layout *l)
             if (dwarf_tag (&die) != DW_TAG_structure_type)
               continue;
             const char *n = dwarf_diename (&die);
-            for (int i = 0; n != NULL && i < 3; i++)
-              if (!found[i] && strcmp (n, names[i]) == 0)
+            for (int i = 0; n != NULL && i < NTYPES; i++)
+              if (!found[i] && strcmp (n, type_names[i]) == 0)
                 {
                   types[i] = die;
                   found[i] = true;
                   nfound++;
                 }
           }
-        while (nfound < 3 && dwarf_siblingof (&die, &die) == 0);
+        while (nfound < NTYPES && dwarf_siblingof (&die, &die) == 0);
       off = next;
     }
-  bool ok = nfound == 3;
+  bool ok = nfound == NTYPES;
   for (size_t i = 0; ok && i < sizeof fields / sizeof fields[0]; i++)
     {
       const struct field *f = &fields[i];
-      int t = strcmp (f->type, "runtime.g") == 0 ? 0
-        : strcmp (f->type, "runtime.m") == 0 ? 1 : 2;
+      int t = 0;
+      while (t < NTYPES - 1 && strcmp (f->type, type_names[t]) != 0)
+        t++;
       Dwarf_Word o1, o2 = 0;
       Dwarf_Die mt;
       long *slot = (long *) ((char *) l + f->slot);

@@ -62,6 +62,11 @@ write_target (const struct go_bin *b, const struct go_layout *l,
   constant (f, "_go_off_gobuf_g", l->gobuf_g);
   constant (f, "_go_off_gobuf_lr", l->gobuf_lr);
   constant (f, "_go_off_gobuf_bp", l->gobuf_bp);
+  fputs ("// The heap profiler's state (examples/allocprofile.stp): m.p,\n"
+         "// p.mcache, mcache.nextSample.\n", f);
+  constant (f, "_go_off_m_p", l->m_p);
+  constant (f, "_go_off_p_mcache", l->p_mcache);
+  constant (f, "_go_off_mcache_nextsample", l->mcache_nextsample);
   fputs ("// 1: Go functions take their arguments in registers "
          "(ABIInternal); 0: on the stack.\n", f);
   constant (f, "_go_regabi", gobin_regabi (b));

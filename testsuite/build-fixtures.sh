@@ -107,7 +107,7 @@ fi
 . "$here/debian-archive.sh"
 cache_lock build-fixtures
 
-ALL_FIXTURES="abi grow stacks cgo demo http inline cpubound labels faults"
+ALL_FIXTURES="abi grow stacks cgo demo http inline cpubound labels faults allocs"
 read -r -a fixtures <<< "${GOSTAP_FIXTURES:-$ALL_FIXTURES}"
 FIXTURES="${fixtures[*]}"
 for f in $FIXTURES; do

@@ -139,6 +139,12 @@ FAULTS_VERSION=1.24
 # under labels.stp (go_label(), go_labels() in probes on main.*);
 # check-e2e.py compares `go tool pprof -tags` of both profiles and the
 # labels gostap read with the ones the program printed.
+# The allocs jobs run the allocs fixture (runtime.MemProfileRate = 1;
+# allocations at six known sites; it prints its own runtime.MemProfile per
+# site) under allocprofile.stp on Go 1.19 (one mallocgc), 1.24 (mallocgc's
+# five size-class paths) and 1.27 (the size-specialised entry points):
+# check-e2e.py compares per site the count and bytes of gostap's profile
+# with the program's.
 # name version script [args]
 GOSTAP_RUN_JOBS="
 newstack_1_19 1.19 newstack.stp 1
@@ -155,6 +161,9 @@ labels_1_27 1.27 cpuprofile.stp -Glabels=1 --pprof=@OUT@.pb.gz --folded=@OUT@.fo
 golabels_1_19 1.19 labels.stp
 golabels_1_24 1.24 labels.stp
 golabels_1_27 1.27 labels.stp
+allocs_1_19 1.19 allocprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
+allocs_1_24 1.24 allocprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
+allocs_1_27 1.27 allocprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
 offcpu 1.24 offcpu.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
 funclatency 1.24 funclatency.stp
 goroutines 1.24 goroutines.stp
@@ -495,6 +504,11 @@ while read -r v; do
   [ -n "$src" ] || hard_error "no labels fixture for Go $v in the manifest"
   cp "$src" "$share/bin/labels-$v"
 done < <(awk '$1 ~ /^(go)?labels_/ { print $2 }' <<< "$GOSTAP_RUN_JOBS" | sort -u)
+while read -r v; do
+  src=$(fixture "$v" "$DEF" allocs)
+  [ -n "$src" ] || hard_error "no allocs fixture for Go $v in the manifest"
+  cp "$src" "$share/bin/allocs-$v"
+done < <(awk '$1 ~ /^allocs_/ { print $2 }' <<< "$GOSTAP_RUN_JOBS" | sort -u)
 FAULTS=0
 if amd64 && [ -n "$GOSTAP_RUN_JOBS" ]; then
   FAULTS=1
@@ -602,6 +616,7 @@ gostap_run_args () {
   case $name in
     labels_*) prog="$share/bin/labels-$v $share/out/gostap_run_$name.go.pb.gz $LABELS_SECONDS" ;;
     golabels_*) prog="$share/bin/labels-$v $share/out/gostap_run_$name.go.pb.gz $GOLABELS_SECONDS" ;;
+    allocs_*) prog="$share/bin/allocs-$v" ;;
   esac
   shift 3
   for a in "$@"; do

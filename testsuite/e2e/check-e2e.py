@@ -68,6 +68,11 @@ program run without probes) and checks values, not that something ran:
      worker goroutine is the program's, go_label("endpoint") counted each
      endpoint's calls of main.work, never more than the program made
      (check_labels, check_golabels);
+ (m) gostap_run_allocs_V (Go 1.19, 1.24, 1.27): the allocs fixture
+     (runtime.MemProfileRate = 1) under allocprofile.stp: per allocation
+     site (first non-runtime frame), gostap's alloc_objects and
+     alloc_space are the program's own MemProfile numbers, with the
+     system-stack rule (check_allocs);
  (g) wbuild and cgo: the grow fixture built with -ldflags=-w (entry probes
      by name count every call and at most every growth more, goids, stack
      growth; `gostap run -p2` of a return probe passes in the image, through
@@ -1576,6 +1581,80 @@ def check_labels(job):
           f"program {len(labelled)} labelled; differ (gostap, program): {wrong}; extra: {extra}")
 
 
+# The allocation sites of the allocs fixture (testsuite/fixtures/allocs):
+# the functions that allocate before its two runtime.GC() calls (its own
+# MemProfile counts only what a finished GC cycle published).
+ALLOC_SITES = ("main.smallPtr", "main.noscan", "main.tiny", "main.header", "main.large",
+               "main.grow")
+
+
+def check_allocs(job):
+    """The allocs fixture (runtime.MemProfileRate = 1) under `gostap run
+    --pprof ... allocprofile.stp` (run-e2e.sh, jobs allocs_V): per
+    allocation site (the first frame of a sample that is not runtime.*:
+    function and line), gostap's alloc_objects and alloc_space are the
+    program's own runtime.MemProfile AllocObjects and AllocBytes, as it
+    printed them; every one of the fixture's six site functions is there.
+    An allocation on the system stack counts at no site on either side
+    (the rule below)."""
+    name = f"gostap_run_{job}"
+    tr = gostap_ran(name, end=r"^allocs: done$")
+    if tr is None:
+        return
+    rp = read_profile(name, [("alloc_objects", "count"), ("alloc_space", "bytes")])
+    if rp is None:
+        return
+    p, _ = rp
+    prog = {}
+    for m in re.finditer(r"^allocs: site (\S+):(\d+) objects (\d+) bytes (\d+)$", tr, flags=re.M):
+        if m.group(1) in ALLOC_SITES:
+            prog[(m.group(1), int(m.group(2)))] = (int(m.group(3)), int(m.group(4)))
+    # The rule (by design of Go's unwinder): an allocation made on the
+    # system stack (runtime.systemstack: e.g. the goroutines of the GC's
+    # mark workers, runtime.malg under newproc, when a site's allocation
+    # starts a cycle) has in Go's MemProfile only its frames up to
+    # runtime.systemstack (the record's traceback does not leave g0), so
+    # no main.* site; go_stack() follows the frame pointers on into the
+    # goroutine's stack. The site of gostap's sample is taken from its
+    # frames before the first runtime.systemstack, as Go takes it.
+    got = collections.defaultdict(lambda: [0, 0])
+    cut = collections.Counter()
+    for smp in p.samples:
+        names = [f[0] for f in smp.frames]
+        frames = smp.frames
+        if "runtime.systemstack" in names:
+            frames = smp.frames[:names.index("runtime.systemstack")]
+        site = next((f for f in frames if not f[0].startswith("runtime.")), None)
+        if site is not None and site[0] in ALLOC_SITES:
+            got[(site[0], site[2])][0] += smp.values[0]
+            got[(site[0], site[2])][1] += smp.values[1]
+        elif len(frames) < len(smp.frames):
+            whole = next((f for f in smp.frames if not f[0].startswith("runtime.")), None)
+            if whole is not None and whole[0] in ALLOC_SITES:
+                cut[f"{whole[0]}:{whole[2]}"] += smp.values[0]
+    got = {k: tuple(v) for k, v in got.items()}
+    if cut:
+        print(f"# {name}: allocations on the system stack under a site, left out by the rule "
+              "(Go's MemProfile ends their stack at runtime.systemstack): "
+              + ", ".join(f"{k} {n}" for k, n in sorted(cut.items())))
+    print(f"# {name}: per allocation site, objects and bytes, gostap against the program's "
+          "runtime.MemProfile:")
+    for k in sorted(set(got) | set(prog)):
+        g, r = got.get(k, (0, 0)), prog.get(k, (0, 0))
+        print(f"#   {k[0]}:{k[1]}  {g[0]} {g[1]}  {r[0]} {r[1]}"
+              + ("" if g == r else "  MISMATCH"))
+    wrong = sorted(k for k in set(got) | set(prog) if got.get(k) != prog.get(k))
+    check({k[0] for k in prog} == set(ALLOC_SITES) and all(v[0] > 0 for v in prog.values())
+          and not wrong,
+          f"{name}: the {len(prog)} allocation sites of the fixture's {len(ALLOC_SITES)} "
+          "functions have in gostap's profile the count and bytes of the program's own "
+          "MemProfile (rate 1; system-stack allocations at no site on either side): "
+          + ", ".join(f"{k[0]}:{k[1]} {v[0]}/{v[1]}"
+                                              for k, v in sorted(prog.items())),
+          f"program sites {sorted(prog)}; mismatches (gostap, program): "
+          + "; ".join(f"{k[0]}:{k[1]} {got.get(k)} {prog.get(k)}" for k in wrong[:6]))
+
+
 def check_golabels(job):
     """The labels fixture under `gostap run labels.stp` (run-e2e.sh, jobs
     golabels_V): the label set labels.stp printed last for each worker
@@ -2385,6 +2464,8 @@ for job in os.environ.get("E2E_GOSTAP_RUN", "").split():
         check_labels(job)
     elif job.startswith("golabels_"):
         check_golabels(job)
+    elif job.startswith("allocs_"):
+        check_allocs(job)
     else:
         check_example(job)
 if os.environ.get("E2E_FAULTS", "0") == "1":
