@@ -70,6 +70,7 @@
 # profile-parity job), the labels fixture (goroutines labelled with
 # runtime/pprof, for the e2e test's labels jobs) and the faults fixture
 # (killed, forking and exec'ing processes, for the e2e test's faults job)
+# and the allocs fixture (allocations at known sites, for the allocs jobs)
 # in default only; the -w and -s -w builds for arm64 are made of the grow and stacks
 # fixtures (and -s -w of the demo), for the arm64 e2e test's jobs on them.
 #
@@ -164,7 +165,7 @@ variants() {
     demo) echo default sw arm64 arm64sw ;;
     http) echo default arm64 ;;
     inline) echo default w sw ;;
-    cpubound|labels|faults) echo default ;;
+    cpubound|labels|faults|allocs) echo default ;;
     grow|stacks) echo default w sw pie arm64 arm64w arm64sw ;;
     *) echo default w sw pie arm64 ;;
   esac
