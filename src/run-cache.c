@@ -316,7 +316,7 @@ run_cache_dir (const struct go_bin *b, const struct run_script *s)
   h = fnv1a (h, &format, sizeof format);
   h = fnv1a (h, b->build_id, strlen (b->build_id));
   h = fnv1a (h, b->abspath, strlen (b->abspath) + 1);
-  /* The bytes gostap read (its one mapping of the file), not the file's
+  /* The bytes gostap read (its one read of the file), not the file's
      size and mtime: a binary rebuilt or patched in place with both kept
      (touch -d, cp -p) still gets its own entry.  */
   const uint64_t content = hash_content (b->image, b->size);
