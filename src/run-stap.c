@@ -369,6 +369,7 @@ run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
   struct stream out = { .fd = fds[0][0] }, err = { .fd = fds[1][0] };
   struct run_stderr e = { .b = b, .all = all_warnings, .sysroot = sysroot };
   int ret = relay (&out, &err, pid, &status, b, prof, &e);
+  run_stderr_losses (&e);
   if (stacks && outfile != NULL && access (outfile, F_OK) == 0
       && expand_file (outfile, b, prof) != 0 && ret == EXIT_OK)
     ret = EXIT_ERROR;

@@ -9,7 +9,11 @@
    become such a warning (a prompt of the program stap runs with -c
    appears at once).  With a --sysroot of gostap's (run-aranges.c), stap
    4.8 warns of missing unwind data for the program of -c under a path of
-   its own making in the sysroot: that line is dropped.  */
+   its own making in the sysroot: that line is dropped.  stap's warnings
+   at the end of a run of what it lost (probe hits it skipped, output
+   records its transport dropped) pass as they are and are added up, for
+   one line after the run that says what they mean for the script's
+   counts.  */
 
 #include "config.h"
 
@@ -22,6 +26,12 @@
 #define WARNING_HEAD "WARNING: address 0x"
 #define WARNING_TAIL " does not match the beginning of a statement"
 #define UNWIND_HEAD "WARNING: missing unwind/symbol data for module '"
+/* The end-of-run warnings: the module's own (written by the translator)
+   and its transport's (runtime/transport/transport.c).  */
+#define ERRORS_HEAD "WARNING: Number of errors: "
+#define SKIPPED_MID ", skipped probes: "
+#define TRANSPORT_HEAD "WARNING: There were "
+#define TRANSPORT_MID " transport failures"
 
 /* Is LINE (LEN bytes, its newline included) stap's warning for a probe
    gostap placed between line-table rows?  Its address into *ADDR.  */
@@ -87,10 +97,54 @@ sysroot_unwind_warning (const struct run_stderr *e, const char *line,
   return len - h > s && memcmp (line + h, e->sysroot, s) == 0;
 }
 
+/* The decimal number at *P (advanced past it) into *N; false when none
+   is there or it does not fit.  */
+static bool
+parse_count (const char **p, uintmax_t *n)
+{
+  const char *q = *p;
+  uintmax_t v = 0;
+  if (*q < '0' || *q > '9')
+    return false;
+  for (; *q >= '0' && *q <= '9'; q++)
+    {
+      if (v > (UINTMAX_MAX - 9) / 10)
+        return false;
+      v = v * 10 + (uintmax_t) (*q - '0');
+    }
+  *p = q;
+  *n = v;
+  return true;
+}
+
+/* Add what LINE (NUL-terminated) says stap lost to E's counts.  */
+static void
+count_losses (struct run_stderr *e, const char *line)
+{
+  size_t eh = sizeof ERRORS_HEAD - 1, sm = sizeof SKIPPED_MID - 1,
+    th = sizeof TRANSPORT_HEAD - 1, tm = sizeof TRANSPORT_MID - 1;
+  const char *p = line;
+  uintmax_t a, b;
+  if (strncmp (p, ERRORS_HEAD, eh) == 0)
+    {
+      p += eh;
+      if (parse_count (&p, &a) && strncmp (p, SKIPPED_MID, sm) == 0
+          && (p += sm, parse_count (&p, &b)))
+        e->errors += a, e->skipped += b;
+    }
+  else if (strncmp (p, TRANSPORT_HEAD, th) == 0)
+    {
+      p += th;
+      if (parse_count (&p, &a) && strncmp (p, TRANSPORT_MID, tm) == 0)
+        e->transport += a;
+    }
+}
+
 void
 run_stderr_line (struct run_stderr *e, const char *line, size_t len)
 {
   uint64_t addr;
+  count_losses (e, line);
   if (!e->all && placed_warning (e->b, line, len, &addr))
     {
       if (e->folded++ == 0)
@@ -107,7 +161,12 @@ bool
 run_stderr_may_fold (const struct run_stderr *e, const char *part,
                      size_t len)
 {
-  size_t h = sizeof WARNING_HEAD - 1, u = sizeof UNWIND_HEAD - 1;
+  size_t h = sizeof WARNING_HEAD - 1, u = sizeof UNWIND_HEAD - 1,
+    eh = sizeof ERRORS_HEAD - 1, th = sizeof TRANSPORT_HEAD - 1;
+  /* A line of losses is held whole too, to be counted.  */
+  if (memcmp (part, ERRORS_HEAD, len < eh ? len : eh) == 0
+      || memcmp (part, TRANSPORT_HEAD, len < th ? len : th) == 0)
+    return true;
   return !e->all && (memcmp (part, WARNING_HEAD, len < h ? len : h) == 0
                      || (e->sysroot != NULL
                          && memcmp (part, UNWIND_HEAD, len < u ? len : u)
@@ -125,4 +184,31 @@ run_stderr_flush (struct run_stderr *e)
            "statement\" folded (gostap run -v prints each)\n",
            e->folded, e->folded == 1 ? "" : "s", e->first);
   e->folded = 0;
+}
+
+void
+run_stderr_losses (const struct run_stderr *e)
+{
+  if (e->errors == 0 && e->skipped == 0 && e->transport == 0)
+    return;
+  fprintf (stderr, "gostap: stap lost ");
+  const char *sep = "";
+  if (e->skipped != 0)
+    {
+      fprintf (stderr, "%ju probe hit%s (skipped probes: their handlers did "
+               "not run)", e->skipped, e->skipped == 1 ? "" : "s");
+      sep = e->transport != 0 && e->errors != 0 ? ", " : " and ";
+    }
+  if (e->transport != 0)
+    {
+      fprintf (stderr, "%s%ju output record%s (transport failures: "
+               "printed, then dropped)", sep, e->transport,
+               e->transport == 1 ? "" : "s");
+      sep = " and ";
+    }
+  if (e->errors != 0)
+    fprintf (stderr, "%s%ju probe handler%s that failed", sep, e->errors,
+             e->errors == 1 ? "" : "s");
+  fprintf (stderr, ": the script's counts and output may be short by that "
+           "many\n");
 }

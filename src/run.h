@@ -155,16 +155,22 @@ struct run_stderr
                                    NULL */
   size_t folded;                /* warnings folded since the last flush */
   uint64_t first;               /* the first one's address */
+  /* What stap's end-of-run warnings say it lost: handlers that failed,
+     probe hits it skipped, output records its transport dropped.  */
+  uintmax_t errors, skipped, transport;
 };
 /* Write LINE (LEN bytes, its newline included, or the last bytes stap
    wrote; a NUL after them) to standard error, or fold it.  */
 void run_stderr_line (struct run_stderr *e, const char *line, size_t len);
 /* Might PART, the start of a line still unfinished, become a line that
-   is folded?  (Else it is written at once.)  */
+   is folded, or one of losses that is counted?  (Else it is written at
+   once.)  */
 bool run_stderr_may_fold (const struct run_stderr *e, const char *part,
                           size_t len);
 /* The line that stands for the warnings folded so far, if any.  */
 void run_stderr_flush (struct run_stderr *e);
+/* At the end of a run: one line saying what stap lost, if anything.  */
+void run_stderr_losses (const struct run_stderr *e);
 
 /* After every function was tried: one line and -1 when a pattern that is
    not optional matched no alias of BINARY (stap would fail on it).  */

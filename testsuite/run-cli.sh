@@ -294,6 +294,45 @@ else
   fail "stap killed: exit $st, stapio $orphan $(kill -0 "$orphan" 2>/dev/null && echo 'still running'), stderr: $(head -3 "$tmp/err")"
   [ -z "$orphan" ] || kill "$orphan" 2>/dev/null || true
 fi
+
+# What stap says at the end that it lost (its own warnings, as the
+# translator's module and its transport print them) gostap adds up and
+# says in one line after the run (-p2 here: the run is the fake's): a fake stap that prints them (the
+# transport's line in two writes, as a pipe may deliver it), exit 0.
+cat > "$tmp/lossystap" <<EOF
+#!/bin/sh
+case "\$*" in *-V*) echo "Systemtap translator/driver (version 5.1/0.192/0.192)"; exit 0 ;; esac
+echo "out 1"
+printf 'WARNING: There were 3 transp' >&2
+sleep 0.3
+printf 'ort failures. Try stap -s to increase the buffer size from 16.\n' >&2
+echo "WARNING: Number of errors: 0, skipped probes: 41" >&2
+EOF
+chmod +x "$tmp/lossystap"
+checks=$((checks + 1))
+st=0
+GOSTAP_STAP=$tmp/lossystap timeout 60 "$GOSTAP" run -t "$demo" -p2 -e 'probe go.func.main.rec { println(1) }' \
+  > "$tmp/o" 2> "$tmp/err" || st=$?
+want="gostap: stap lost 41 probe hits (skipped probes: their handlers did not run) and 3 output records (transport failures: printed, then dropped): the script's counts and output may be short by that many"
+if [ "$st" = 0 ] && [ "$(tail -1 "$tmp/err")" = "$want" ] &&
+   grep -q "^WARNING: There were 3 transport failures. Try stap -s" "$tmp/err" &&
+   grep -q "^WARNING: Number of errors: 0, skipped probes: 41$" "$tmp/err"; then
+  echo "ok - stap's losses: its warnings pass, and one line at the end adds them up"
+else
+  fail "stap's losses: exit $st, stderr: $(tail -3 "$tmp/err")"
+fi
+# None lost: no such line.
+printf '#!/bin/sh\ncase "$*" in *-V*) echo "Systemtap translator/driver (version 5.1/0.192/0.192)"; exit 0 ;; esac\necho "WARNING: Number of errors: 0, skipped probes: 0" >&2\n' > "$tmp/cleanstap"
+chmod +x "$tmp/cleanstap"
+checks=$((checks + 1))
+st=0
+GOSTAP_STAP=$tmp/cleanstap timeout 60 "$GOSTAP" run -t "$demo" -p2 -e 'probe go.func.main.rec { println(1) }' \
+  > "$tmp/o" 2> "$tmp/err" || st=$?
+if [ "$st" = 0 ] && ! grep -q "^gostap: stap lost" "$tmp/err"; then
+  echo "ok - stap lost nothing: no line of losses"
+else
+  fail "stap lost nothing: exit $st, stderr: $(tail -3 "$tmp/err")"
+fi
 expect_fail 64 "no script given" "$GOSTAP" run -t "$demo"
 expect_fail 1 "nosuchcommand: command not found" "$GOSTAP" run -c nosuchcommand -p2 "$s"
 
