@@ -450,6 +450,7 @@ cmd_run (int argc, char **argv)
   struct go_bin b;
   bool opened = false;
   char *gendir = NULL, *binpath = NULL, *sysroot_opt = NULL, *ns_opt = NULL;
+  char *script_copy = NULL;
   char *runtime = NULL;
   struct run_target t = { 0 };
   char **sargv = NULL;
@@ -659,6 +660,16 @@ cmd_run (int argc, char **argv)
   for (int i = end; i < argc; i++)
     sargv[k++] = argv[i];
   sargv[k] = NULL;
+  /* stap reads the script gostap read, not the file again.  */
+  if (script_at >= 0 && script_at < argc && inline_script == NULL)
+    {
+      if ((script_copy = run_cache_script (&s)) == NULL)
+        {
+          ret = EXIT_ERROR;
+          goto out;
+        }
+      sargv[k - (argc - script_at)] = script_copy;
+    }
   if (verbose)
     {
       fputs ("gostap: running:", stderr);
@@ -684,6 +695,7 @@ out:
   free (ns_opt);
   free (runtime);
   free (gendir);
+  free (script_copy);
   free (binpath);
   return ret;
 }

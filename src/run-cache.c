@@ -351,6 +351,77 @@ run_cache_dir (const struct go_bin *b, const struct run_script *s)
   return dir;
 }
 
+char *
+run_cache_script (const struct run_script *s)
+{
+  size_t len = strlen (s->text);
+  const uint64_t h = hash_content (s->text, len);
+  const char *slash = strrchr (s->path, '/');
+  const char *base = slash != NULL ? slash + 1 : s->path;
+  char *root = run_cache_root (), *dir = NULL, *path = NULL, *tmp = NULL;
+  int fd = -1;
+  if (root == NULL)
+    goto fail;
+  if (asprintf (&dir, "%s/scripts/%016" PRIx64, root, h) < 0
+      || asprintf (&path, "%s/%s", dir, *base != '\0' ? base : "script.stp") < 0
+      || asprintf (&tmp, "%s/.tmp.XXXXXX", dir) < 0)
+    {
+      error (0, errno, "asprintf");
+      dir = path = tmp = NULL;
+      goto fail;
+    }
+  if (make_dirs (dir) != 0 && errno != EEXIST)
+    {
+      error (0, errno, "%s: cannot make the directory", dir);
+      goto fail;
+    }
+  if (run_cache_trust (dir, 0) != 0)
+    goto fail;
+  /* Written anew at every run (a temporary name, then renamed): what
+     stap reads is what gostap read and checked.  */
+  if ((fd = mkstemp (tmp)) < 0)
+    {
+      error (0, errno, "%s: cannot create", tmp);
+      goto fail;
+    }
+  for (size_t off = 0; off < len;)
+    {
+      ssize_t n = write (fd, s->text + off, len - off);
+      if (n < 0)
+        {
+          error (0, errno, "%s: cannot write", tmp);
+          goto fail;
+        }
+      off += (size_t) n;
+    }
+  if (close (fd) != 0)
+    {
+      fd = -1;
+      error (0, errno, "%s: cannot write", tmp);
+      goto fail;
+    }
+  fd = -1;
+  if (rename (tmp, path) != 0)
+    {
+      error (0, errno, "cannot rename '%s' to '%s'", tmp, path);
+      goto fail;
+    }
+  free (tmp);
+  free (dir);
+  free (root);
+  return path;
+fail:
+  if (fd >= 0)
+    close (fd);
+  if (tmp != NULL)
+    unlink (tmp);
+  free (tmp);
+  free (path);
+  free (dir);
+  free (root);
+  return NULL;
+}
+
 int
 run_cache_lookup (const char *dir, bool *guru)
 {

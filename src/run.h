@@ -180,6 +180,10 @@ int run_script_check_matched (const struct run_script *s,
 /* The cache directory of what SCRIPT needs from B (malloc'd), or NULL
    after one line.  */
 char *run_cache_dir (const struct go_bin *b, const struct run_script *s);
+/* A copy of S's text (as gostap read it) in the cache, under its file's
+   name, for stap to read: no one can swap the script between gostap's
+   check of it and stap's read (malloc'd path), or NULL after one line.  */
+char *run_cache_script (const struct run_script *s);
 /* CACHE/gostap, CACHE being $XDG_CACHE_HOME or ~/.cache (malloc'd), or
    NULL after one line.  */
 char *run_cache_root (void);

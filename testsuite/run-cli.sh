@@ -69,13 +69,13 @@ run_e () { "$GOSTAP" run -t "$tmp/demo" -p2 -e "$script"; }
 rm -rf "$tmp/cache"
 checks=$((checks + 1))
 run_e >/dev/null 2>&1 || true
-first=$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*')
+first=$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' -not -path '*/gostap/scripts/*')
 [ "$(echo "$first" | wc -l)" = 1 ] && [ -f "$first/go_funcs.stp" ] &&
   echo "ok - cache miss: generated $first" || fail "cache miss: $first"
 touch -d '2000-01-01' "$first/go_funcs.stp"
 run_e >/dev/null 2>&1 || true
 checks=$((checks + 1))
-[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' | wc -l)" = 1 ] &&
+[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' -not -path '*/gostap/scripts/*' | wc -l)" = 1 ] &&
   [ "$(stat -c %Y "$first/go_funcs.stp")" = "$(date -d 2000-01-01 +%s)" ] &&
   echo "ok - cache hit: reused" || fail "cache hit: the directory was not reused"
 # The key is the binary's content: a new mtime alone reuses the entry,
@@ -84,13 +84,13 @@ checks=$((checks + 1))
 checks=$((checks + 1))
 touch "$tmp/demo"
 run_e >/dev/null 2>&1 || true
-[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' | wc -l)" = 1 ] &&
+[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' -not -path '*/gostap/scripts/*' | wc -l)" = 1 ] &&
   echo "ok - cache hit: the same content with a new mtime reuses the entry" ||
   fail "cache hit after touch: $(find "$tmp/cache/gostap" -maxdepth 2)"
 checks=$((checks + 1))
 printf '\0' >> "$tmp/demo"
 run_e >/dev/null 2>&1 || true
-[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' | wc -l)" = 2 ] &&
+[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' -not -path '*/gostap/scripts/*' | wc -l)" = 2 ] &&
   echo "ok - cache invalidation: a changed binary gets new tapsets" ||
   fail "cache invalidation: $(find "$tmp/cache/gostap" -maxdepth 2)"
 grep -rq 'go.func.main.rec =' "$tmp/cache/gostap" || fail "the cached tapsets lack main.rec"
@@ -206,8 +206,8 @@ then
   rm -rf "$tmp/cache-named" "$tmp/cache-swept"
   if XDG_CACHE_HOME=$tmp/cache-named "$GOSTAP" run -t "$abi119" -p2 "$tmp/named.stp" >/dev/null 2>"$tmp/err" &&
      XDG_CACHE_HOME=$tmp/cache-swept "$GOSTAP" run -t "$abi119" -p2 "$tmp/swept.stp" >/dev/null 2>>"$tmp/err" &&
-     dn=$(find "$tmp/cache-named/gostap" -mindepth 2 -maxdepth 2 -type d -not -path "*/gostap/runtime/*") &&
-     ds=$(find "$tmp/cache-swept/gostap" -mindepth 2 -maxdepth 2 -type d -not -path "*/gostap/runtime/*") &&
+     dn=$(find "$tmp/cache-named/gostap" -mindepth 2 -maxdepth 2 -type d -not -path "*/gostap/runtime/*" -not -path "*/gostap/scripts/*") &&
+     ds=$(find "$tmp/cache-swept/gostap" -mindepth 2 -maxdepth 2 -type d -not -path "*/gostap/runtime/*" -not -path "*/gostap/scripts/*") &&
      diff -r "$dn" "$ds" > "$tmp/diff" &&
      [ "$(grep -c '^probe go.func.main.*\.return =' "$dn/go_funcs.stp")" = "$(grep -c . "$tmp/named.stp")" ]; then
     echo "ok - $(grep -c . "$tmp/named.stp") main.* functions named exactly: the tapsets of the lookup by name equal those of the match against every alias"
@@ -332,6 +332,29 @@ if [ "$st" = 0 ] && ! grep -q "^gostap: stap lost" "$tmp/err"; then
   echo "ok - stap lost nothing: no line of losses"
 else
   fail "stap lost nothing: exit $st, stderr: $(tail -3 "$tmp/err")"
+fi
+# A script given by path is read once: stap gets a copy of what gostap
+# read and checked, in gostap's cache under the script's name, so a swap
+# of the file after gostap's check changes nothing. A fake stap that
+# swaps the file first, then prints the script it was given.
+printf 'probe go.func.main.rec { println(1) } // the one gostap read\n' > "$tmp/once.stp"
+cat > "$tmp/swapstap" <<EOF
+#!/bin/sh
+case "\$*" in *-V*) echo "Systemtap translator/driver (version 5.1/0.192/0.192)"; exit 0 ;; esac
+for a; do last=\$a; done
+printf 'probe begin { system("id") } // swapped in\n' > "$tmp/once.stp"
+echo "script: \$last"
+cat "\$last"
+EOF
+chmod +x "$tmp/swapstap"
+checks=$((checks + 1))
+st=0
+GOSTAP_STAP=$tmp/swapstap timeout 60 "$GOSTAP" run -t "$demo" -p2 "$tmp/once.stp" > "$tmp/o" 2> "$tmp/err" || st=$?
+if [ "$st" = 0 ] && grep -q "^script: $XDG_CACHE_HOME/gostap/scripts/[0-9a-f]\{16\}/once.stp$" "$tmp/o" &&
+   grep -q "the one gostap read" "$tmp/o" && ! grep -q "swapped in" "$tmp/o"; then
+  echo "ok - a script is read once: stap reads gostap's copy ($(sed -n 's/^script: //p' "$tmp/o")), a swap after gostap's check changes nothing"
+else
+  fail "script read once: exit $st, stdout: $(head -3 "$tmp/o"), stderr: $(tail -2 "$tmp/err")"
 fi
 expect_fail 64 "no script given" "$GOSTAP" run -t "$demo"
 expect_fail 1 "nosuchcommand: command not found" "$GOSTAP" run -c nosuchcommand -p2 "$s"

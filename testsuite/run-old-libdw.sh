@@ -78,7 +78,10 @@ p2 () {
     st=0
     XDG_CACHE_HOME=$tmp/cache-$which GOSTAP_STAP=$tmp/stap-$which \
       "$GOSTAP" run -p2 "$@" > "$tmp/$name.$which.raw" 2> "$tmp/$name.$which.err" || st=$?
-    sed "s|$tmp/cache-$which/|CACHE/|g" "$tmp/$name.$which.raw" > "$tmp/$name.$which"
+    # (stap names a script's private functions after its path, the copy
+    # of it in gostap's cache: the path with _ for every other character)
+    sed "s|$tmp/cache-$which/|CACHE/|g; s|$(sed 's/[^A-Za-z0-9]/_/g' <<< "$tmp/cache-$which/")|CACHE_|g" \
+      "$tmp/$name.$which.raw" > "$tmp/$name.$which"
     [ "$st" = 0 ] || return 1
   done
 }
