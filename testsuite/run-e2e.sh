@@ -115,6 +115,20 @@ CONTAINER_VERSION=1.24
 # The faults job (e2e/faults.sh; issue 38): on the x86-64 guests, with
 # the gostap-run jobs (FAULTS=0 where there are none).
 FAULTS_VERSION=1.24
+# The busy job (issue 38, load): the busy fixture (a thousand goroutines
+# serving requests that grow their stacks and allocate, counting its own
+# calls of main.serve and checking its results) under e2e/busy.stp through
+# gostap run: entry with a Go stack, return paired, every call. On the
+# x86-64 guests with the gostap-run jobs, BUSY_SECONDS long: 300 in the
+# long run (GOSTAP_E2E=all), 60 otherwise (E2E_BUSY_SECONDS sets it).
+# Each worker waits BUSY_PAUSE_MS between requests: the call rate's bound
+# (1000 workers: at most 5,000 calls a second, 10,000 probe hits).
+# e2e/busy-mem.sh samples the session's memory every 10 s beside it.
+BUSY_VERSION=1.24
+if [ "${GOSTAP_E2E:-}" = all ]; then BUSY_SECONDS=${E2E_BUSY_SECONDS:-300}
+else BUSY_SECONDS=${E2E_BUSY_SECONDS:-60}; fi
+BUSY_GOROUTINES=1000
+BUSY_PAUSE_MS=200
 # The gostap-run jobs: `gostap run -c 'demo 3' ... examples/SCRIPT ARGS` in
 # the guest, as a user runs it: newstack on three releases (its stacks
 # are gostap's, symbolized from the pclntab: Go 1.25+'s DWARF 5, which stap
@@ -273,7 +287,7 @@ sed 's/^/image: /' "$image/info"
 share=$tmp/share
 mkdir -p "$share/bin" "$share/ts" "$share/mod" "$share/out" "$share/scripts"
 cp "$testsuite/../tapsets/"*.stp "$testsuite/../tapsets/"*.stpm "$share/scripts/"
-cp "$e2e"/*.stp "$e2e/load.sh" "$e2e/container-start.sh" "$share/scripts/"
+cp "$e2e"/*.stp "$e2e/load.sh" "$e2e/busy-mem.sh" "$e2e/container-start.sh" "$share/scripts/"
 cp -r "$e2e/bt-fileline" "$e2e/bt-symbols" "$share/scripts/"
 # gen BIN -o DIR ARG...: `gostap gen`, asking the stap that compiles the
 # modules (the image's, or for arm64 the cross-compiling image's:
@@ -515,6 +529,9 @@ if amd64 && [ -n "$GOSTAP_RUN_JOBS" ]; then
   src=$(fixture "$FAULTS_VERSION" "$DEF" faults)
   [ -n "$src" ] || hard_error "no faults fixture for Go $FAULTS_VERSION in the manifest"
   cp "$src" "$share/bin/faults-$FAULTS_VERSION"
+  src=$(fixture "$BUSY_VERSION" "$DEF" busy)
+  [ -n "$src" ] || hard_error "no busy fixture for Go $BUSY_VERSION in the manifest"
+  cp "$src" "$share/bin/busy-$BUSY_VERSION"
 fi
 
 # What every module of the guest is built with: no overload abort, and a
@@ -645,6 +662,17 @@ done <<< "$GOSTAP_RUN_JOBS"
 [ "$FAULTS" = 0 ] ||
   faults_compile "$image" "$share" "$share/bin/faults-$FAULTS_VERSION" "$share/scripts/faults.stp" \
     "$share/scripts/faults-stacks.stp" || hard_error "gostap run -p4 of the faults job fails in the image"
+# busy_args: gr_args of the busy job (the FAULTS condition: x86-64, with
+# the gostap-run jobs).
+busy_args () {
+  gr_args=(-c "$share/bin/busy-$BUSY_VERSION $BUSY_SECONDS $BUSY_GOROUTINES $BUSY_PAUSE_MS"
+           "${LIMITS[@]}" "$share/scripts/busy.stp")
+}
+if [ "$FAULTS" = 1 ]; then
+  busy_args
+  gr_compile "$image" "$share" "$share/mod/gostap_run_busy.log" "${gr_args[@]}" ||
+    hard_error "gostap run -p4 of the busy job fails in the image"
+fi
 t_gcompile=$(elapsed "$t0" "$(now)")
 fi
 
@@ -841,6 +869,12 @@ EOF
   [ "$FAULTS" = 0 ] ||
     faults_guest_lines "$share" "$share/bin/faults-$FAULTS_VERSION" "$share/scripts/faults.stp" \
       "$share/scripts/faults-stacks.stp"
+  if [ "$FAULTS" = 1 ]; then
+    busy_args
+    echo "bash \"\$S/scripts/busy-mem.sh\" \"\$S/out/gostap_run_busy.mem\" & busymem=\$!"
+    gr_guest_lines "$share" gostap_run_busy $((BUSY_SECONDS + 600)) "${gr_args[@]}"
+    echo "touch \"\$S/out/gostap_run_busy.mem.stop\"; wait \$busymem"
+  fi
   echo "\"\$S/bin/growW-$SPECIAL_VERSION\" > \"\$S/out/base_wbuild.prog\" 2>&1"
   echo "run wbuild wbuild 240 \"\$S/bin/growW-$SPECIAL_VERSION\""
   [ "$HAVE_CGO" = 0 ] || echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
@@ -889,7 +923,7 @@ run_s=$(sed -n 's/^.*gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$s
 # --- checks ---------------------------------------------------------------------------
 st=0
 amd64 || CONTAINER_VERSION=
-E2E_FAULTS=$FAULTS E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
+E2E_FAULTS=$FAULTS E2E_BUSY_SECONDS=$BUSY_SECONDS E2E_BUSY_GOROUTINES=$BUSY_GOROUTINES E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_CPUBOUND_SRC="$testsuite/fixtures/cpubound" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
   E2E_STACKS="$STACKS" E2E_INLINE="$INLINE" E2E_GO=$go_newest E2E_COMPILE_LIBDW=$compile_libdw \
