@@ -71,7 +71,8 @@
 # runtime/pprof, for the e2e test's labels jobs) and the faults fixture
 # (killed, forking and exec'ing processes, for the e2e test's faults job)
 # and the allocs fixture (allocations at known sites, for the allocs jobs)
-# in default only; the -w and -s -w builds for arm64 are made of the grow and stacks
+# in default only; the kinds fixture (values of many types, printing their
+# descriptors through reflect, for run-types.sh) in default, -w, -s -w and arm64; the -w and -s -w builds for arm64 are made of the grow and stacks
 # fixtures (and -s -w of the demo), for the arm64 e2e test's jobs on them.
 #
 # The binaries go to
@@ -108,7 +109,7 @@ fi
 . "$here/debian-archive.sh"
 cache_lock build-fixtures
 
-ALL_FIXTURES="abi grow stacks cgo demo http inline cpubound labels faults allocs"
+ALL_FIXTURES="abi grow stacks cgo demo http inline cpubound labels faults allocs kinds"
 read -r -a fixtures <<< "${GOSTAP_FIXTURES:-$ALL_FIXTURES}"
 FIXTURES="${fixtures[*]}"
 for f in $FIXTURES; do
@@ -165,6 +166,7 @@ variants() {
     demo) echo default sw arm64 arm64sw ;;
     http) echo default arm64 ;;
     inline) echo default w sw ;;
+    kinds) echo default w sw arm64 ;;
     cpubound|labels|faults|allocs) echo default ;;
     grow|stacks) echo default w sw pie arm64 arm64w arm64sw ;;
     *) echo default w sw pie arm64 ;;
