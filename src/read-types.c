@@ -15,6 +15,7 @@
        (56), then after the uncommon record the in + out parameter types
      Interface: pkgpath name @48, methods slice @56 (80); 8 bytes a method
      Map: key @48, elem @56, bucket/group @64, hasher @72; before 1.24
+       (and 1.24, 1.25 with GOEXPERIMENT=noswissmap)
        key/elem/bucket sizes and flags @80 (88); 1.24 to 1.26 groupSize
        @80, slotSize @88, elemOff @96, flags @104 (112); 1.27 groupSize
        @80, keysOff, keyStride, elemsOff, elemStride, elemOff, flags @128
@@ -190,11 +191,31 @@ short_name (const struct go_name *str, struct go_name *name)
   name->len = str->len - i;
 }
 
+/* The map layout of the map descriptor at ADDR.  Go 1.24 and 1.25 write
+   either (GOEXPERIMENT=noswissmap: buckets): the word after the hasher is
+   the group type's size in a Swiss table's descriptor, and the bucket
+   type's size is the u16 at +82 in a bucket map's.  */
+static enum go_map_layout
+map_layout (const struct go_types *ts, uint64_t addr)
+{
+  int minor = ts->bin->go_minor;
+  if (minor < 24)
+    return GO_MAP_BUCKETS;
+  if (minor >= 27)
+    return GO_MAP_SWISS_127;
+  const uint8_t *p = at (ts, addr, 88), *g;
+  if (minor >= 26 || p == NULL || (g = at (ts, u64 (ts, p + 64), 8)) == NULL)
+    return GO_MAP_SWISS;
+  uint64_t size = u64 (ts, g);
+  return u64 (ts, p + 80) != size && u16 (ts, p + 82) == size
+    ? GO_MAP_BUCKETS : GO_MAP_SWISS;
+}
+
 /* The size of the kind's part of a descriptor (HEADER included).  */
 static uint64_t
-kind_size (const struct go_types *ts, unsigned kind)
+kind_size (const struct go_type *t)
 {
-  switch (kind)
+  switch (t->kind)
     {
     case K_PTR: case K_SLICE: case K_FUNC:
       return 56;
@@ -205,7 +226,8 @@ kind_size (const struct go_types *ts, unsigned kind)
     case K_INTERFACE: case K_STRUCT:
       return 80;
     case K_MAP:
-      return ts->bin->go_minor < 24 ? 88 : ts->bin->go_minor < 27 ? 112 : 136;
+      return t->map_layout == GO_MAP_BUCKETS ? 88
+        : t->map_layout == GO_MAP_SWISS ? 112 : 136;
     default:
       return HEADER;
     }
@@ -237,8 +259,6 @@ read_kind (const struct go_types *ts, const uint8_t *p, struct go_type *t,
       t->key = u64 (ts, p + 48);
       t->elem = u64 (ts, p + 56);
       t->bucket = u64 (ts, p + 64);
-      t->map_layout = ts->bin->go_minor < 24 ? GO_MAP_BUCKETS
-        : ts->bin->go_minor < 27 ? GO_MAP_SWISS : GO_MAP_SWISS_127;
       if (t->map_layout != GO_MAP_BUCKETS)
         t->group_size = u64 (ts, p + 80);
       if (t->map_layout == GO_MAP_SWISS)
@@ -423,7 +443,9 @@ go_type_read (const struct go_types *ts, uint64_t addr, struct go_type *t,
                        errsize))
         goto fail;
     }
-  uint64_t ksize = kind_size (ts, t->kind);
+  if (t->kind == K_MAP)
+    t->map_layout = map_layout (ts, addr);
+  uint64_t ksize = kind_size (t);
   p = at (ts, addr, ksize);
   if (p == NULL)
     {

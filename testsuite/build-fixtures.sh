@@ -72,7 +72,8 @@
 # (killed, forking and exec'ing processes, for the e2e test's faults job)
 # and the allocs fixture (allocations at known sites, for the allocs jobs)
 # in default only; the kinds fixture (values of many types, printing their
-# descriptors through reflect, for run-types.sh) in default, -w, -s -w and arm64; the -w and -s -w builds for arm64 are made of the grow and stacks
+# descriptors through reflect, for run-types.sh) in default, -w, -s -w, pie and
+# arm64; the -w and -s -w builds for arm64 are made of the grow and stacks
 # fixtures (and -s -w of the demo), for the arm64 e2e test's jobs on them.
 #
 # The binaries go to
@@ -166,7 +167,7 @@ variants() {
     demo) echo default sw arm64 arm64sw ;;
     http) echo default arm64 ;;
     inline) echo default w sw ;;
-    kinds) echo default w sw arm64 ;;
+    kinds) echo default w sw pie arm64 ;;
     cpubound|labels|faults|allocs) echo default ;;
     grow|stacks) echo default w sw pie arm64 arm64w arm64sw ;;
     *) echo default w sw pie arm64 ;;

@@ -12,6 +12,8 @@ an amd64 build against gostap on another build, such as arm64) types are
 matched by kind and type string and compared on what does not depend on
 the address: sizes, alignment, names, lengths, directions, counts, and
 the element, key and field types by their strings, field offsets.
+Every map of GOSTAP with a Swiss table (Go 1.24+) must give its group
+type's size as its group size.
 
 Prints one "not ok" line per mismatch and a last line
   # counts: types=N fields=N mismatches=N
@@ -108,6 +110,14 @@ def main():
                     av, bv = rstr(av), gstr(bv)
                 if av != bv:
                     mismatch(r, f"field {i} ({a['name']}) {k}", av, bv)
+    # Go 1.24+: a map's group size is its group type's size.
+    for g in gost:
+        grp = gaddr.get(g.get("group"))
+        if "group_size" in g and (grp is None or grp["size"] != g["group_size"]):
+            bad += 1
+            print(f"not ok - {label}: map {g['str']} ({g['addr']}): group size "
+                  f"{g['group_size']}, its group type "
+                  f"{grp['size'] if grp else 'missing'}")
     print(f"# counts: types={types} fields={fields} mismatches={bad}")
     return 1 if bad else 0
 

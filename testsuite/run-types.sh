@@ -7,9 +7,11 @@
 # package path, element, key, length, channel direction, method and
 # parameter counts, every struct field's name, type, offset and embedding)
 # must be in `gostap types --json` of the same binary, alike
-# (check-types.py).  The arm64 build cannot run here: gostap's reading of it
-# is compared with the amd64 default run by type string (sizes, offsets,
-# names: what does not depend on the address).
+# (check-types.py).  The PIE build is run too and compared by type string
+# (gostap gives link-time addresses, reflect the loaded ones).  The arm64
+# build cannot run here: gostap's reading of it is compared with the amd64
+# default run by type string (sizes, offsets, names: what does not depend
+# on the address).
 #
 # Then hostile copies of the Go 1.24 and 1.27 default builds, one
 # descriptor damaged in each (a struct's field count huge, a name offset
@@ -67,6 +69,11 @@ for v in $versions; do
       hard_error "$bin exited $?"
     check "$v" "$variant" "$tmp/reflect-$v-$variant.json" "$bin"
   done
+  bin=$(fixture "$v" pie kinds) || bin=
+  if [ -n "$bin" ]; then
+    "$bin" > "$tmp/reflect-$v-pie.json" || hard_error "$bin exited $?"
+    check "$v" pie "$tmp/reflect-$v-pie.json" "$bin" --by-name
+  fi
   bin=$(fixture "$v" arm64 kinds) || continue
   [ -n "$bin" ] && [ -s "$tmp/reflect-$v-default.json" ] || continue
   check "$v" arm64 "$tmp/reflect-$v-default.json" "$bin" --by-name
