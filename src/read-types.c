@@ -506,16 +506,18 @@ linear_roots (const struct go_types *ts, struct addr_list *l)
 }
 
 /* Go 1.18 to 1.26: moduledata.typelinks (offsets from the type data's
-   start) and the types of moduledata.itablinks.  */
+   start) and the types of moduledata.itablinks, the slices after gofunc
+   and textsectmap (and epclntab, Go 1.26).  */
 static int
 typelink_roots (const struct go_types *ts, struct addr_list *l)
 {
   uint64_t tl, ntl, il, nil;
   size_t avail;
-  if (!gobin_moduledata_word (ts->bin, 4, &tl)
-      || !gobin_moduledata_word (ts->bin, 5, &ntl)
-      || !gobin_moduledata_word (ts->bin, 7, &il)
-      || !gobin_moduledata_word (ts->bin, 8, &nil))
+  int k = ts->bin->go_minor >= 26 ? 5 : 4;
+  if (!gobin_moduledata_word (ts->bin, k, &tl)
+      || !gobin_moduledata_word (ts->bin, k + 1, &ntl)
+      || !gobin_moduledata_word (ts->bin, k + 3, &il)
+      || !gobin_moduledata_word (ts->bin, k + 4, &nil))
     return 0;
   const uint8_t *p = ntl > 0 ? gobin_vaddr (ts->bin, tl, ntl * 4, &avail)
     : NULL;
