@@ -12,6 +12,9 @@
 # build cannot run here: gostap's reading of it is compared with the amd64
 # default run by type string (sizes, offsets, names: what does not depend
 # on the address).
+# Every DWARF type's runtime descriptor (DW_AT_go_runtime_type) of the
+# default, PIE and arm64 builds is read too, with DWARF's kind and size
+# (check-types-dwarf.py).
 #
 # Then hostile copies of each release's default build, one
 # descriptor damaged in each (a struct's field count huge, a name offset
@@ -80,6 +83,29 @@ for v in $versions; do
 done
 [ "$checks" -gt 0 ] || skip "no kinds fixture built"
 echo "types: total types=$total_types fields=$total_fields mismatches=$total_bad"
+
+# The descriptor DWARF gives each type (DW_AT_go_runtime_type), where a
+# printer of values starts: read, with DWARF's kind and size
+# (check-types-dwarf.py), on the builds with DWARF.
+if command -v readelf >/dev/null; then
+  for v in $versions; do
+    for variant in default pie arm64; do
+      bin=$(fixture "$v" "$variant" kinds) || continue
+      [ -n "$bin" ] || continue
+      checks=$((checks + 1))
+      st=0
+      python3 "$testsuite/check-types-dwarf.py" "$GOSTAP" "$bin" \
+        > "$tmp/d.out" 2>&1 || st=$?
+      grep -q '^# counts:' "$tmp/d.out" ||
+        hard_error "check-types-dwarf.py: $(tail -3 "$tmp/d.out")"
+      echo "types-dwarf: go=$v variant=$variant $(sed -n 's/^# counts: //p' "$tmp/d.out")"
+      grep '^not ok' "$tmp/d.out" | head -10 || true
+      [ "$st" = 0 ] || fail "go $v $variant: DWARF's runtime types (above)"
+    done
+  done
+else
+  echo "# no readelf: DWARF's runtime types not checked"
+fi
 
 # damage BINARY REFLECT-JSON TYPE-STRING OFFSET BYTES-HEX OUT: a copy of
 # BINARY with BYTES written at the descriptor of TYPE-STRING plus OFFSET;
