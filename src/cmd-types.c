@@ -219,8 +219,8 @@ cmd_types (int argc, char **argv)
     "reflect's type word of an interface holding the value).  Reads no "
     "DWARF: works on -s -w builds."
     "\vExit status: 0 success, 1 error, 2 not a usable Go binary or a "
-    "malformed descriptor (one line each; the others are printed), 64 "
-    "usage error.\n\n"
+    "malformed descriptor (one line: the first one and how many more; the "
+    "others are printed), 64 usage error.\n\n"
     "Example:\n"
     "  gostap types --json ./server | grep '\"kind\":\"struct\"'",
     NULL, NULL, NULL,
@@ -234,7 +234,10 @@ cmd_types (int argc, char **argv)
   struct addr_list roots = { 0 };
   const struct addr_list *from;
   int oom = 0;
-  char err[512];
+  /* The first malformed descriptor's problem, said once at the end with
+     the count of the others: one line, however many are bad.  */
+  char err[512], other[512];
+  size_t nbad = 0;
   int ret;
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     {
@@ -274,10 +277,10 @@ cmd_types (int argc, char **argv)
   for (size_t i = 0; i < w.work.n; i++)
     {
       struct go_type t;
-      if (go_type_read (&ts, w.work.v[i], &t, err, sizeof err) != 0)
+      if (go_type_read (&ts, w.work.v[i], &t, nbad == 0 ? err : other,
+                        sizeof err) != 0)
         {
-          error (0, 0, "%s: %s", b.path, err);
-          ret = EXIT_BADINPUT;
+          nbad++;
           continue;
         }
       if (a.addrs.n == 0 && walk_children (&w, &t) != 0)
@@ -310,6 +313,17 @@ cmd_types (int argc, char **argv)
     {
       error (0, 0, "cannot write the output");
       ret = EXIT_ERROR;
+    }
+  else if (nbad == 1)
+    {
+      error (0, 0, "%s: %s", b.path, err);
+      ret = EXIT_BADINPUT;
+    }
+  else if (nbad > 1)
+    {
+      error (0, 0, "%s: %s (and %zu more malformed descriptors)", b.path,
+             err, nbad - 1);
+      ret = EXIT_BADINPUT;
     }
 out:
   for (size_t i = 0; i < nout; i++)
