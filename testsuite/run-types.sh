@@ -57,6 +57,7 @@ check () {  # check V VARIANT REFLECT-JSON BINARY [--by-name]
   [ -n "$counts" ] || hard_error "check-types.py: $(tail -3 "$tmp/c.out")"
   echo "types: go=$v variant=$variant $counts"
   grep '^not ok' "$tmp/c.out" | head -20 || true
+  # shellcheck disable=SC2086
   set -- $counts
   total_types=$((total_types + ${1#types=}))
   total_fields=$((total_fields + ${2#fields=}))
@@ -78,7 +79,7 @@ for v in $versions; do
     check "$v" pie "$tmp/reflect-$v-pie.json" "$bin" --by-name
   fi
   bin=$(fixture "$v" arm64 kinds) || continue
-  [ -n "$bin" ] && [ -s "$tmp/reflect-$v-default.json" ] || continue
+  if [ -z "$bin" ] || [ ! -s "$tmp/reflect-$v-default.json" ]; then continue; fi
   check "$v" arm64 "$tmp/reflect-$v-default.json" "$bin" --by-name
 done
 [ "$checks" -gt 0 ] || skip "no kinds fixture built"
@@ -138,7 +139,7 @@ EOF
 hostile () {
   local v=$1 bin addr st args
   bin=$(fixture "$v" default kinds) || return 0
-  [ -n "$bin" ] && [ -s "$tmp/reflect-$v-default.json" ] || return 0
+  if [ -z "$bin" ] || [ ! -s "$tmp/reflect-$v-default.json" ]; then return 0; fi
   addr=$(damage "$bin" "$tmp/reflect-$v-default.json" "$2" "$3" "$4" "$tmp/bad") ||
     hard_error "cannot damage $2 in $bin"
   for args in "" "$addr"; do
