@@ -9,11 +9,13 @@
      gobin_runtime_layout
      write_check_probeable, write_target, write_funcs into a private
      directory, emptied after every input
+     go_types_open, go_types_roots, go_type_read of the roots (gostap
+     types)
 
    Work is bounded so that one input stays fast: at most MAX_FUNCS
    functions are analysed (all of them when there are fewer, else the first
    and last halves of that budget, where runtime.* and main.* live), and at
-   most MAX_WRITE of those are written.  Build with fuzz/build.sh.  */
+   most MAX_WRITE of those are written, at most MAX_TYPES descriptors read.  Build with fuzz/build.sh.  */
 
 #include "config.h"
 
@@ -32,9 +34,10 @@
 #include "params.h"
 #include "probe-name.h"
 #include "stack.h"
+#include "types.h"
 #include "write.h"
 
-enum { MAX_FUNCS = 400, MAX_WRITE = 64 };
+enum { MAX_FUNCS = 400, MAX_WRITE = 64, MAX_TYPES = 2000 };
 
 static char *work;              /* private directory */
 static char *input;             /* WORK/bin */
@@ -256,6 +259,21 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
   empty_dir (outdir);
   go_model_end (m);
+
+  struct go_types ts;
+  struct addr_list roots = { 0 };
+  if (go_types_open (&b, &ts) == 0 && go_types_roots (&ts, &roots) == 0)
+    for (size_t i = 0; i < roots.n && i < MAX_TYPES; i++)
+      {
+        struct go_type t;
+        char err[256];
+        if (go_type_read (&ts, roots.v[i], &t, err, sizeof err) == 0)
+          {
+            sink += t.nfields + t.str.len;
+            go_type_free (&t);
+          }
+      }
+  addr_list_free (&roots);
 
   free (sel);
   gobin_close (&b);

@@ -12,5 +12,6 @@ int cmd_run (int argc, char **argv);
 int cmd_doctor (int argc, char **argv);
 int cmd_companion (int argc, char **argv);
 int cmd_symbolize (int argc, char **argv);
+int cmd_types (int argc, char **argv);
 
 #endif

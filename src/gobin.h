@@ -222,6 +222,9 @@ bool gobin_has_symbols (const struct go_bin *b);
 /* read-buildinfo.c */
 int gobin_read_buildinfo (struct go_bin *b);
 int go_version_minor (const char *version);
+/* An unsigned LEB128 varint at *P (advanced past it) into *V; false when
+   it runs past END or overflows.  */
+bool uvarint (const uint8_t **p, const uint8_t *end, uint64_t *v);
 
 /* read-pclntab.c */
 int gobin_read_pclntab (struct go_bin *b);
@@ -285,6 +288,10 @@ const char *gobin_funcname (const struct go_bin *b, uint32_t off);
    the binary does not say (read-pclntab.c).  */
 bool gobin_types_range (const struct go_bin *b, uint64_t *start,
                         uint64_t *end);
+/* Word K of the moduledata counted from its gofunc word (negative: before
+   it) into *V; false when the binary has no moduledata gostap finds (Go
+   before 1.18) or the word is not in the file.  */
+bool gobin_moduledata_word (const struct go_bin *b, int k, uint64_t *v);
 /* Call FN for each (pc, value) change of a pc-value table from the
    function's entry: 0, or -1 on a malformed table.  */
 int gobin_pcvalue_walk (const struct go_bin *b, const struct go_func *f,

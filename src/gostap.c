@@ -34,6 +34,8 @@ static const struct command
     ".gopclntab for a Go binary without DWARF" },
   { "symbolize", cmd_symbolize, "Expand the stacks recorded by the "
     "tapsets into Go tracebacks" },
+  { "types", cmd_types, "Print the runtime type descriptors of a Go "
+    "binary" },
 };
 
 static const struct command *

@@ -51,8 +51,7 @@ find_header (const struct go_bin *b, size_t *avail)
   return NULL;
 }
 
-/* An unsigned LEB128 varint; false when it runs past END or overflows.  */
-static bool
+bool
 uvarint (const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
   uint64_t x = 0;

@@ -524,6 +524,13 @@ find_gofunc (const struct go_bin *b)
 }
 
 bool
+gobin_moduledata_word (const struct go_bin *b, int k, uint64_t *v)
+{
+  const uint8_t *m = b->pclntab != NULL ? find_moduledata (b) : NULL;
+  return m != NULL && b->go_minor >= 18 && moduledata_word (b, m, k, v);
+}
+
+bool
 gobin_types_range (const struct go_bin *b, uint64_t *start, uint64_t *end)
 {
   if (gobin_own_symbol (b, "runtime.types", start, NULL)

@@ -72,7 +72,10 @@
 # (killed, forking and exec'ing processes, for the e2e test's faults job)
 # and the allocs fixture (allocations at known sites, for the allocs jobs)
 # and the busy fixture (a thousand goroutines serving requests, for the
-# e2e test's load job) in default only; the -w and -s -w builds for arm64 are made of the grow and stacks
+# e2e test's load job) in default only; the kinds fixture (values of many
+# types, printing their descriptors through reflect, for run-types.sh) in
+# default, -w, -s -w, pie and arm64; the -w and -s -w builds for arm64 are
+# made of the grow and stacks
 # fixtures (and -s -w of the demo), for the arm64 e2e test's jobs on them.
 #
 # The binaries go to
@@ -109,7 +112,7 @@ fi
 . "$here/debian-archive.sh"
 cache_lock build-fixtures
 
-ALL_FIXTURES="abi grow stacks cgo demo http inline cpubound labels faults allocs busy"
+ALL_FIXTURES="abi grow stacks cgo demo http inline cpubound labels faults allocs busy kinds"
 read -r -a fixtures <<< "${GOSTAP_FIXTURES:-$ALL_FIXTURES}"
 FIXTURES="${fixtures[*]}"
 for f in $FIXTURES; do
@@ -166,6 +169,7 @@ variants() {
     demo) echo default sw arm64 arm64sw ;;
     http) echo default arm64 ;;
     inline) echo default w sw ;;
+    kinds) echo default w sw pie arm64 ;;
     cpubound|labels|faults|allocs|busy) echo default ;;
     grow|stacks) echo default w sw pie arm64 arm64w arm64sw ;;
     *) echo default w sw pie arm64 ;;
