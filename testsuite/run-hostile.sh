@@ -1,8 +1,8 @@
 #!/bin/bash
 # Hostile input: fixture binaries damaged systematically, each run through
-# `gostap list --json`, `gostap gen -o DIR 'main.*'`, `gostap companion
+# `gostap list --json`, `gostap gen -o DIR 'main.*'` and `gostap companion
 # BINARY -o DIR` (which writes on the cases of the -w base, the others
-# having DWARF) and `gostap types --json`. For every case:
+# having DWARF). For every case:
 #   - exit status 0, 1 or 2: no signal, no sanitizer report (CI runs this on
 #     the ASan/UBSan build), no hang (timeout);
 #   - when failing: at most one error line on stderr (lines with
@@ -16,9 +16,8 @@
 # _func records, DWARF, .go.buildinfo), "cut" copies (truncated at an
 # offset, then section and program headers repaired to fit, so the reader
 # gets past the ELF checks), random byte flips inside .gopclntab,
-# .go.buildinfo, .debug_info/.debug_line/.debug_abbrev/.debug_loc*,
-# .text and the type data (.go.type, .rodata), pclntab header words
-# (nfunc, table offsets, textStart, quantum,
+# .go.buildinfo, .debug_info/.debug_line/.debug_abbrev/.debug_loc* and
+# .text, pclntab header words (nfunc, table offsets, textStart, quantum,
 # pointer size) zero, at the end, past it or huge, functab entries that
 # overlap, run backwards or point to wrong records, names and file names
 # without their NUL or with control characters and quotes, a hostile Go
@@ -181,8 +180,7 @@ for base in bases:
                       (".debug_info", (1, 8, 64, 512)),
                       (".debug_abbrev", (1, 8)), (".debug_line", (1, 16)),
                       (".debug_loc", (8, 64)), (".debug_loclists", (8, 64)),
-                      (".text", (8, 256)), (".note.go.buildid", (4,)),
-                      (".go.type", (1, 16, 64)), (".rodata", (16, 64))):
+                      (".text", (8, 256)), (".note.go.buildid", (4,))):
         if n in secs and secs[n][2] > 0:
             for c in counts:
                 emit(base, "flip%d-%s" % (c, n.lstrip(".")), flips(data, secs[n][1], secs[n][2], c))
@@ -508,11 +506,6 @@ def one(case):
                 p.append("readelf on the companion: %s" % c.stderr.decode("utf-8", "replace")[:200])
     res.append(("companion", st, p, err))
     shutil.rmtree(d, ignore_errors=True)
-    # types: the type descriptors (the descriptors it could read are
-    # printed even when it fails).
-    st, out, err = run([gostap, "types", "--json", path])
-    p = judge(case, "types", st, out, err)
-    res.append(("types", st, p, err))
     return case, res
 
 
@@ -537,7 +530,7 @@ if os.environ.get("HOSTILE_VERBOSE"):
     for m, n in sorted(messages.items()):
         print("# %5d  %s" % (n, m))
 print("# hostile: %d cases, %d runs; %s" % (
-    len(cases), 4 * len(cases),
+    len(cases), 3 * len(cases),
     ", ".join("%s: %d" % kv for kv in sorted(stats.items()))))
 print("# hostile: %d failing runs" % len(failures))
 sys.exit(1 if failures else 0)
