@@ -1566,8 +1566,14 @@ def check_labels(job):
     cpuprofile.stp` (run-e2e.sh, jobs labels_V), writing its own
     runtime/pprof profile at the same time: `go tool pprof -tags` of the
     two profiles (gostap's "goroutine" label aside) has the same keys and
-    values, each value's share of the CPU time within PGO_TOLERANCE points
-    (both sample the same run; see PGO_TOLERANCE); the label set
+    values, each value's share of its key's CPU time within PGO_TOLERANCE
+    points (both sample the same run; see PGO_TOLERANCE). Within its key,
+    not of the whole: runtime/pprof takes no sample where no goroutine
+    with labels can run (threads without a P, Go's signal handler), and
+    gostap samples them all (the bookworm guest, 2026-11-28: 2.41 s of
+    gostap's 13.21 s in goroutine 0; runtime/pprof's SIGPROF, losing late
+    periods, 7.66 s in all), so each value's share of the whole differed
+    by up to 10 points while its share of its key agreed. The label set
     cpuprofile.stp printed last for each worker goroutine is the one the
     program printed for it."""
     ran = profiled_run(job, r"^labels: done, sink [0-9a-f]+$")
@@ -1581,17 +1587,24 @@ def check_labels(job):
     print(f"# {name}: go tool pprof -tags, share of the CPU time, gostap against runtime/pprof:")
     for k in sorted(set(gt) | set(rt)):
         print(f"#   {gt.get(k, 0):6.2f}% {rt.get(k, 0):6.2f}%  {k[0]}={k[1]}")
+
+    def of_key(t):
+        tot = collections.Counter()
+        for (key, _), v in t.items():
+            tot[key] += v
+        return {k: 100.0 * v / tot[k[0]] for k, v in t.items() if tot[k[0]]}
+    gk, rk = of_key(gt), of_key(rt)
     # A value neither profile gives 2% of the time may be missed by one.
     main = {k for k in set(gt) | set(rt) if max(gt.get(k, 0), rt.get(k, 0)) >= 2.0}
     missing = sorted(k for k in main if k not in gt or k not in rt)
-    off = [f"{k[0]}={k[1]} {gt.get(k, 0):.1f}% against {rt.get(k, 0):.1f}%" for k in sorted(main)
-           if abs(gt.get(k, 0) - rt.get(k, 0)) > PGO_TOLERANCE]
+    off = [f"{k[0]}={k[1]} {gk.get(k, 0):.1f}% against {rk.get(k, 0):.1f}%" for k in sorted(main)
+           if abs(gk.get(k, 0) - rk.get(k, 0)) > PGO_TOLERANCE]
     want = {("endpoint", "/api/items"), ("endpoint", "/api/users"), ("endpoint", "/api/bulk"),
             ("tenant", "acme"), ("tenant", "globex"), ("trace", "a=b,c%d x"), ("k10", "v10")}
     check(want <= main and not missing and not off,
           f"{name}: go tool pprof -tags: the same {len(main)} label values in both profiles, "
-          f"each share within {PGO_TOLERANCE} points: "
-          + ", ".join(f"{k[0]}={k[1]} {gt.get(k, 0):.1f}/{rt.get(k, 0):.1f}%"
+          f"each one's share of its key within {PGO_TOLERANCE} points: "
+          + ", ".join(f"{k[0]}={k[1]} {gk.get(k, 0):.1f}/{rk.get(k, 0):.1f}%"
                       for k in sorted(main) if k[0] in ("endpoint", "tenant", "trace")),
           f"missing in one: {missing[:4]}; off: {off[:4]}; expected among them: "
           f"{sorted(want - main)}")
