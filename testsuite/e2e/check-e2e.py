@@ -2445,6 +2445,8 @@ def check_busy():
         return
     secs = os.environ.get("E2E_BUSY_SECONDS", "?")
     m = re.search(r"^busy: goroutines (\d+) started (\d+) calls (\d+) wrong (\d+)$", tr, flags=re.M)
+    if m is None:
+        return      # gostap_ran reported that the program did not end
     g, started, calls, wrong = map(int, m.groups())
     check(wrong == 0 and g == int(os.environ.get("E2E_BUSY_GOROUTINES", "1000")),
           f"{name}: the program ran {g} workers at once ({started} goroutines in all, each "
