@@ -234,10 +234,11 @@ def go_nm(goroot, path):
 def names_match(json_name, nm_name):
     """Whether a pclntab name (the JSON) and a .symtab name are the same
     function, allowing the two legitimate differences in how Go writes them:
-      * Go 1.18-1.20 pclntabs elide everything inside [...] brackets
-        (main.gmax[...] for main.gmax[go.shape.int_0], and even
-        type..eq.[...]runtime.Frame for type..eq.[2]runtime.Frame), while
-        .symtab keeps the full name;
+      * Go 1.18-1.20 pclntabs elide everything from the first '[' to the
+        last ']' as "[...]" (the linker's nameParts: main.gmax[...] for
+        main.gmax[go.shape.int_0], type..eq.[...]runtime.Frame for
+        type..eq.[2]runtime.Frame, type..eq.[...]main.Pair for
+        type..eq.[2][5]main.Pair), while .symtab keeps the full name;
       * .symtab writes the middle dot '·' of compiler-generated names
         (type:.eq.runtime.untracedG·7) as '.'."""
     if json_name == nm_name:
@@ -247,14 +248,8 @@ def names_match(json_name, nm_name):
     if a == b:
         return True
     if "[...]" in a:
-        # Elide bracket contents of the symtab name the way the linker did:
-        # innermost-out, every [..] group becomes [...].
-        prev = None
-        while prev != b:
-            prev = b
-            b = re.sub(r"\[[^\[\]]*\](?!\.\.\.)", "[\x00]", b)
-        b = b.replace("[\x00]", "[...]")
-        return a == b
+        i, j = b.find("["), b.rfind("]")
+        return 0 <= i < j and a == b[:i] + "[...]" + b[j + 1:]
     return False
 
 
