@@ -35,7 +35,7 @@
 /* stap's options that take an argument (stap --help, 4.8 - 5.x).  */
 static const char stap_arg_opts[] = "pIDBGRramoEcxSdTse";
 static const char *const stap_long_arg_opts[] = { "--vp", "--modinfo",
-                                                  NULL };
+                                                  "--privilege", NULL };
 
 static void
 usage (void)
@@ -444,7 +444,7 @@ cmd_run (int argc, char **argv)
   const char *inline_script = NULL, *pass = NULL, *outfile = NULL;
   const char *pprof = NULL, *folded = NULL;
   bool outfile_whole = true;    /* -o FILE is one file stap writes to the end */
-  bool verbose = false, own_runtime = false;
+  bool verbose = false, own_runtime = false, unprivileged = false;
   int script_at = -1;
   struct run_script s = { 0 };
   struct go_bin b;
@@ -508,6 +508,12 @@ cmd_run (int argc, char **argv)
         outfile_whole = false;          /* rotated files, or detached */
       else if (strncmp (a, "-R", 2) == 0)
         own_runtime = true;             /* the user's runtime: no copy */
+      else if (strcmp (a, "--unprivileged") == 0
+               || (strncmp (a, "--privilege", 11) == 0
+                   && strcmp (a, "--privilege=stapdev") != 0
+                   && !(a[11] == '\0' && i + 1 < argc
+                        && strcmp (argv[i + 1], "stapdev") == 0)))
+        unprivileged = true;            /* stap's stapusr/stapsys mode */
       if (takes_arg (a) && strcmp (a, "-t") != 0 && strcmp (a, "-c") != 0
           && strcmp (a, "-x") != 0)
         i++;
@@ -576,6 +582,15 @@ cmd_run (int argc, char **argv)
   if (gendir == NULL || (ret = run_script_check_locals (
         &b, &s, script_at < 0 ? argc : script_at, argv)) != EXIT_OK)
     goto out;
+  /* stap refuses -g with --unprivileged: without it, stap itself refuses
+     the probes the script uses between line-table rows (README).  */
+  if (guru && unprivileged)
+    {
+      guru = false;
+      if (verbose)
+        fprintf (stderr, "gostap: --unprivileged: no -g; stap refuses the "
+                 "probes between line-table rows there\n");
+    }
 
   bool runs = pass == NULL || atoi (pass) >= 5;
   const char *nopf = getenv ("GOSTAP_NO_PREFLIGHT");
