@@ -77,7 +77,7 @@
 # Exit: 0 pass, 1 a check failed, 77 qemu cannot start here, 99 anything
 # else went wrong (no image, a module that does not compile, a hung guest).
 # Environment: GOSTAP_E2E (the guests to boot, e2e/guests.sh: by default
-# forky, arm64 and bookworm or trixie by turns; "all" those four; bullseye by name), E2E_SUITE (trixie), E2E_ARCH (amd64), GOSTAP_TEST_CACHE (the cache root), E2E_LOAD_SECONDS (30; 0
+# by turns: forky and trixie, forky and bookworm, or arm64; "all" those four; bullseye by name), E2E_SUITE (trixie), E2E_ARCH (amd64), GOSTAP_TEST_CACHE (the cache root), E2E_LOAD_SECONDS (30; 0
 # leaves out check e), E2E_SMP (the guest's CPUs, 2),
 # E2E_GUEST_TIMEOUT (1500 s), E2E_KEEP=1 keeps the work directory.
 . "$(dirname "$0")/test-subr.sh"

@@ -4,15 +4,20 @@
 # prepare (arm64, forky, trixie: the longest guest first; then bookworm,
 # bullseye), then one line saying why.
 #
-# By default a run boots forky (the newest SystemTap and kernel Debian
-# has) and arm64, the two runtimes every CI run reaches, and a third by
-# turns among TURNS (below) at the commit's count of commits (git
-# rev-list --count HEAD): trixie (SystemTap 5.1 on x86-64 Linux 6.12)
-# and bookworm (SystemTap 4.8, libdw 0.188, Linux 6.1: the old stack of
-# RHEL 8 and RHEL 9.0-9.4), each on every other commit. Without git (a
-# release tarball) no third. A run keeps both cores busy, so each guest adds its work (about
-# 10 minutes); three keep the default within 60 minutes warm on 2 cores
-# (testsuite/README.md, "Which guests a run boots").
+# By default a run boots one of three sets, by turns at the commit's
+# count of commits (git rev-list --count HEAD) modulo 3 (TURNS, below):
+#   0: forky and trixie    (the newest SystemTap, 5.6 on Linux 7.2, and
+#      SystemTap 5.1 on x86-64 Linux 6.12)
+#   1: forky and bookworm  (and the old stack of RHEL 8 and RHEL 9.0-9.4:
+#      stap 4.8, libdw 0.188, Linux 6.1)
+#   2: arm64               (trixie's arm64 port: its chain of preparing
+#      under emulation and guest under TCG is the longest, 47 minutes warm)
+# so every guest boots at least every third commit and forky on two of
+# three. Measured 2026-11-28 (testsuite/README.md, "Which guests a run
+# boots"): arm64's chain alone took 46.8 minutes warm, and three guests
+# (arm64, forky, bookworm) had not ended 48 minutes into a run; two x86-64
+# guests or arm64 alone keep the default within 60 minutes warm on 2
+# cores. Without git (a release tarball): forky alone.
 # A run makes at most one guest image that is not in the cache, and then
 # boots that guest and forky only (a new machine's first run boots forky
 # alone, and says so; below).
@@ -29,10 +34,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 ALL="arm64 forky trixie bookworm bullseye"
 # what GOSTAP_E2E=all boots: the long run (bullseye by name only)
 PASSING="arm64 forky trixie bookworm"
-DEFAULT="arm64 forky"
-# The x86-64 guests that take turns as a run's third (bookworm since its
-# checks pass beside the rest of the suite: testsuite/README.md).
-TURNS="trixie bookworm"
+DEFAULT=
+# The sets a run boots by turns (separated by "|").
+TURNS="forky trixie|forky bookworm|arm64"
 
 # cached GUEST: is the guest's debootstrapped tree (the costly part of its
 # image) in the cache? arm64's modules are cross-compiled in the amd64
@@ -46,26 +50,20 @@ cached () {
 }
 
 if [ -z "${GOSTAP_E2E:-}" ]; then
-  # The third guest: the one of TURNS at the commit's count of commits
-  # modulo their number.
-  turn= turn_why="no git history here: no third guest"
+  # The set of TURNS at the commit's count of commits modulo their number.
+  DEFAULT=forky turn_why="no git history here: forky alone"
   if n=$(git -C "$here" rev-list --count HEAD 2>/dev/null); then
-    set -- $TURNS
-    k=$((n % $# + 1))
-    turn=${!k}
-    turn_why="$turn by turns among: $TURNS (HEAD has $n commits)"
+    IFS='|' read -r -a sets <<< "$TURNS"
+    k=$((n % ${#sets[@]}))
+    DEFAULT=${sets[$k]}
+    turn_why="set $k of $TURNS by turns (HEAD has $n commits; $n mod ${#sets[@]} = $k)"
   fi
-  DEFAULT="$DEFAULT $turn"
-  # One image not yet in the cache a run: a new machine makes forky's
-  # (about 4 minutes) and boots it, and leaves arm64's (about 17
-  # minutes of debootstrap under emulation, and its 36-minute chain) to
-  # the next run, so neither passes 80 minutes (testsuite/README.md,
-  # "Which guests a run boots"). forky's is made first (the cheapest),
-  # then arm64's (a runtime every run reaches; it makes the amd64 trixie
-  # tree its modules are compiled in too), then the third guest's.
-  # A run that makes an image boots that guest and forky only: stop 46's
-  # CI made arm64's (and the trixie tree it compiles in) and booted three
-  # guests beside it, and passed 90 minutes.
+  # One image not yet in the cache a run, and then that guest and forky
+  # only: a new machine makes forky's (about 4 minutes) and boots it
+  # alone; arm64's (about 17 minutes of debootstrap under emulation, and
+  # the amd64 trixie tree its modules are compiled in) comes on its turn,
+  # alone. Stop 46's CI made arm64's image and booted forky and bookworm
+  # beside it, and passed 90 minutes (testsuite/README.md).
   out= new= later=
   for g in forky arm64 trixie bookworm; do
     case " $DEFAULT " in *" $g "*) ;; *) continue ;; esac
@@ -83,7 +81,7 @@ if [ -z "${GOSTAP_E2E:-}" ]; then
   chosen=
   for g in $ALL; do case " $out " in *" $g "*) chosen="${chosen:+$chosen }$g" ;; esac; done
   echo "$chosen"
-  why="the default: arm64 and the newest SystemTap (forky), and $turn_why; GOSTAP_E2E=all boots all four, GOSTAP_E2E=bullseye the oldest stack"
+  why="the default: $turn_why; GOSTAP_E2E=all boots all four, GOSTAP_E2E=bullseye the oldest stack"
   boots="it and forky only"; [ "$new" = forky ] && boots="it alone"
   [ -n "$later" ] && why="$why; this run makes $new's image, not yet in the cache, and boots $boots, leaving $later to the next run: one new image a run and no third guest beside it keep a run on a new machine within 80 minutes; GOSTAP_E2E=\"${later//, / }\" boots them now"
   echo "$why"
