@@ -18,8 +18,8 @@ export GOSTAP_PLAIN=$PWD/plain/src/gostap
 ../configure -q --enable-werror --enable-sanitizers
 make -s -j"$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
-# The end-to-end guests this run boots: by turns forky and trixie, forky
-# and bookworm, or arm64 (testsuite/e2e/guests.sh), unless GOSTAP_E2E says
+# The end-to-end guests this run boots: one by turns, trixie, bookworm,
+# forky or arm64 (testsuite/e2e/guests.sh), unless GOSTAP_E2E says
 # otherwise (GOSTAP_E2E=all: the long run, all four; bullseye by name).
 chosen=$(../testsuite/e2e/guests.sh)
 { read -r guests; read -r why; } <<< "$chosen"
