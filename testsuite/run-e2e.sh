@@ -96,8 +96,8 @@ case $ARCH in
 esac
 # amd64: whether this run has the jobs only amd64 can have (the container).
 amd64 () { [ "$ARCH" = amd64 ]; }
-# Which guests this run of the suite boots (e2e/guests.sh: forky and
-# arm64, unless GOSTAP_E2E says otherwise); the others skip.
+# Which guests this run of the suite boots (e2e/guests.sh: one by turns,
+# unless GOSTAP_E2E says otherwise); the others skip.
 GUEST=${E2E_SUITE:-trixie}
 amd64 || GUEST=arm64
 chosen=$("$e2e/guests.sh") || hard_error "e2e/guests.sh failed"

@@ -16,9 +16,8 @@
 # a run had ended 5 of the suite's tests after 58 minutes (forky's chain
 # 42.1 minutes, bookworm's guest not yet booted): the suite's own tests
 # and one guest fill both cores. Without git (a release tarball): forky.
-# A run makes at most one guest image that is not in the cache, and then
-# boots that guest and forky only (a new machine's first run boots forky
-# alone, and says so; below).
+# One guest a run makes at most one guest image that is not in the cache
+# (a new machine's first run makes its turn's).
 # GOSTAP_E2E=all boots those four (the long run README documents);
 # GOSTAP_E2E="trixie arm64" (names separated by spaces or commas) those.
 # bullseye (SystemTap 4.4, libdw 0.183, Linux 5.10: the oldest stack
@@ -32,56 +31,20 @@ here=$(cd "$(dirname "$0")" && pwd)
 ALL="arm64 forky trixie bookworm bullseye"
 # what GOSTAP_E2E=all boots: the long run (bullseye by name only)
 PASSING="arm64 forky trixie bookworm"
-DEFAULT=
-# The guests a run boots by turns (sets of guests, separated by "|").
-TURNS="trixie|bookworm|forky|arm64"
-
-# cached GUEST: is the guest's debootstrapped tree (the costly part of its
-# image) in the cache? arm64's modules are cross-compiled in the amd64
-# trixie image, so it needs that tree too.
-cached () {
-  case $1 in
-    arm64) E2E_SUITE=trixie E2E_ARCH=arm64 "$here/build-image.sh" --cached &&
-           E2E_SUITE=trixie E2E_ARCH=amd64 "$here/build-image.sh" --cached ;;
-    *) E2E_SUITE=$1 E2E_ARCH=amd64 "$here/build-image.sh" --cached ;;
-  esac
-}
+# The guests a run boots by turns.
+TURNS="trixie bookworm forky arm64"
 
 if [ -z "${GOSTAP_E2E:-}" ]; then
   # The guest of TURNS at the commit's count of commits modulo their number.
-  DEFAULT=forky turn_why="no git history here: forky alone"
+  guest=forky turn_why="no git history here: forky alone"
   if n=$(git -C "$here" rev-list --count HEAD 2>/dev/null); then
-    IFS='|' read -r -a sets <<< "$TURNS"
-    k=$((n % ${#sets[@]}))
-    DEFAULT=${sets[$k]}
-    turn_why="$DEFAULT by turns among $TURNS (HEAD has $n commits; $n mod ${#sets[@]} = $k)"
+    read -r -a turns <<< "$TURNS"
+    k=$((n % ${#turns[@]}))
+    guest=${turns[$k]}
+    turn_why="$guest by turns among $TURNS (HEAD has $n commits; $n mod ${#turns[@]} = $k)"
   fi
-  # One image not yet in the cache a run, and then that guest and forky
-  # only: a new machine makes forky's (about 4 minutes) and boots it
-  # alone; arm64's (about 17 minutes of debootstrap under emulation, and
-  # the amd64 trixie tree its modules are compiled in) comes on its turn,
-  # alone. Stop 46's CI made arm64's image and booted forky and bookworm
-  # beside it, and passed 90 minutes (testsuite/README.md).
-  out= new= later=
-  for g in forky arm64 trixie bookworm; do
-    case " $DEFAULT " in *" $g "*) ;; *) continue ;; esac
-    if [ -z "$new" ] && ! cached "$g"; then new=$g; fi
-  done
-  for g in forky arm64 trixie bookworm; do
-    case " $DEFAULT " in *" $g "*) ;; *) continue ;; esac
-    if [ -z "$new" ] || [ "$g" = forky ] || [ "$g" = "$new" ]; then
-      out="$out $g"
-    else
-      later="${later:+$later, }$g"
-    fi
-  done
-  # Printed in the order they prepare (ALL's).
-  chosen=
-  for g in $ALL; do case " $out " in *" $g "*) chosen="${chosen:+$chosen }$g" ;; esac; done
-  echo "$chosen"
+  echo "$guest"
   why="the default: $turn_why; GOSTAP_E2E=all boots all four, GOSTAP_E2E=bullseye the oldest stack"
-  boots="it and forky only"; [ "$new" = forky ] && boots="it alone"
-  [ -n "$later" ] && why="$why; this run makes $new's image, not yet in the cache, and boots $boots, leaving $later to the next run: one new image a run and no third guest beside it keep a run on a new machine within 80 minutes; GOSTAP_E2E=\"${later//, / }\" boots them now"
   echo "$why"
   exit 0
 fi
