@@ -32,7 +32,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gostaptest import Tap, die, run  # noqa: E402
+from gostaptest import Tap, die, pclntab_abbreviated, run  # noqa: E402
 
 WHO = "check-companion.py"
 
@@ -169,24 +169,6 @@ def symbols(path):
     return by
 
 
-def abbreviated(name):
-    """NAME as Go 1.18-1.20 write it in the pclntab: what is inside
-    brackets (array lengths, type arguments) as "..."."""
-    out, depth = [], 0
-    for ch in name:
-        if ch == "[":
-            if depth == 0:
-                out.append("[...")
-            depth += 1
-        elif ch == "]" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                out.append("]")
-        elif depth == 0:
-            out.append(ch)
-    return "".join(out)
-
-
 def check_symbols(tap, comp, wtwin, listing):
     mine, theirs = symbols(comp), symbols(wtwin)
     bad, n, local_asm, short = [], 0, 0, 0
@@ -200,7 +182,7 @@ def check_symbols(tap, comp, wtwin, listing):
         if f["abi"] == "abi0" and {s[:-5] for s in c if s.endswith(".abi0")} & t:
             local_asm += 1          # TEXT name<>: no suffix in .symtab
             continue
-        if "[...]" in f["name"] and c & {abbreviated(s) for s in t}:
+        if "[...]" in f["name"] and c & {pclntab_abbreviated(s) for s in t}:
             short += 1              # the pclntab has no more than this
             continue
         bad.append(f"{a:#x}: companion {sorted(c)}, -w build {sorted(t)}")

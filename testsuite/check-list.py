@@ -64,7 +64,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gostaptest import Tap, gostap_list  # noqa: E402
+from gostaptest import Tap, gostap_list, pclntab_abbreviated  # noqa: E402
 import gostaptest  # noqa: E402
 
 
@@ -235,10 +235,8 @@ def names_match(json_name, nm_name):
     """Whether a pclntab name (the JSON) and a .symtab name are the same
     function, allowing the two legitimate differences in how Go writes them:
       * Go 1.18-1.20 pclntabs elide everything from the first '[' to the
-        last ']' as "[...]" (the linker's nameParts: main.gmax[...] for
-        main.gmax[go.shape.int_0], type..eq.[...]runtime.Frame for
-        type..eq.[2]runtime.Frame, type..eq.[...]main.Pair for
-        type..eq.[2][5]main.Pair), while .symtab keeps the full name;
+        last ']' (gostaptest.pclntab_abbreviated), while .symtab keeps the
+        full name;
       * .symtab writes the middle dot '·' of compiler-generated names
         (type:.eq.runtime.untracedG·7) as '.'."""
     if json_name == nm_name:
@@ -247,10 +245,7 @@ def names_match(json_name, nm_name):
     b = nm_name.replace("\u00b7", ".")
     if a == b:
         return True
-    if "[...]" in a:
-        i, j = b.find("["), b.rfind("]")
-        return 0 <= i < j and a == b[:i] + "[...]" + b[j + 1:]
-    return False
+    return "[...]" in a and a == pclntab_abbreviated(b)
 
 
 # ------------------------------------------------------- DWARF line program

@@ -102,6 +102,17 @@ class Frame:
         return s + (f" +0x{self.off:x}" if with_off else " +0x?")
 
 
+def pclntab_abbreviated(name):
+    """NAME as Go 1.18-1.20 write it in the pclntab: everything from the
+    first '[' to the last ']' as "[...]" (the linker's nameParts), so
+    main.gmax[go.shape.int_0] is main.gmax[...] and type..eq.[2][5]main.Pair
+    is type..eq.[...]main.Pair.  A name with no brackets is itself."""
+    i, j = name.find("["), name.rfind("]")
+    if 0 <= i < j:
+        return name[:i] + "[...]" + name[j + 1:]
+    return name
+
+
 def short(s, n=160):
     """S quoted, cut at N characters."""
     return repr(s) if len(s) <= n else repr(s[:n]) + f"... ({len(s)} characters)"

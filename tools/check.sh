@@ -27,8 +27,15 @@ n_guests=$(wc -w <<< "$guests")
 echo "e2e guests: $guests ($why)"
 # One slot more per guest beyond the first: a guest's test waits on the
 # other guests' locks or runs one TCG thread for most of its time.
+# How long each test took (testsuite/timed.sh), printed at the end and
+# when the run is stopped (a CI time limit): which tests were running.
+export GOSTAP_TIMES=$PWD/test-times
+: > "$GOSTAP_TIMES"
+print_times () { echo "test times:"; ../testsuite/times.sh "$GOSTAP_TIMES"; }
+trap 'print_times; exit 143' TERM INT
 st=0
 make -s check -j"$(( $(nproc) + n_guests - 1 ))" || st=$?
+print_times
 # Each test's own summary line, then the harness totals; a skipped test's
 # reason.
 grep -h -E '^(run-[a-z-]+\.sh: |list-matrix: )' testsuite/*.log 2>/dev/null || true
