@@ -570,6 +570,62 @@ assign_dict (struct assign *s, bool regabi, uint64_t *stack)
     *stack = (*stack + 7) / 8 * 8 + 8;
 }
 
+/* The most parameters (arguments or results) of one function gostap
+   reads; a function with more gets an error of its own.  */
+#define MAX_PARAMS 256
+#define MAX_PARAMS_TEXT "256"
+
+/* Put SUB's arguments (RESULTS false) or results (true) in PS, in DWARF's
+   order, except that a ".dict" parameter goes to DICT_AT (0 or 1) when
+   that is not negative.  Returns their number, which may exceed
+   MAX_PARAMS (PS then holds the first MAX_PARAMS).  *MOVED: the place
+   ".dict" had in DWARF's order when it was moved from there, else -1.  */
+static size_t
+order_params (Dwarf_Die *sub, bool results, int dict_at,
+              Dwarf_Die ps[MAX_PARAMS], long *moved)
+{
+  *moved = -1;
+  Dwarf_Die c, dict;
+  size_t n = 0;
+  bool have_dict = false;
+  if (dwarf_child (sub, &c) != 0)
+    return 0;
+  do
+    {
+      if (dwarf_tag (&c) != DW_TAG_formal_parameter)
+        continue;
+      Dwarf_Attribute a;
+      bool result = false;
+      if (dwarf_attr_integrate (&c, DW_AT_variable_parameter, &a) != NULL)
+        dwarf_formflag (&a, &result);
+      if (result != results)
+        continue;
+      const char *name = dwarf_diename (&c);
+      if (dict_at >= 0 && !have_dict && name != NULL
+          && strcmp (name, ".dict") == 0)
+        {
+          dict = c;
+          have_dict = true;
+          *moved = (long) n;
+          continue;
+        }
+      if (n < MAX_PARAMS)
+        ps[n] = c;
+      n++;
+    }
+  while (dwarf_siblingof (&c, &c) == 0);
+  if (!have_dict)
+    return n;
+  if (n >= MAX_PARAMS)
+    return n + 1;
+  size_t at = (size_t) dict_at < n ? (size_t) dict_at : n;
+  if ((long) at == *moved)
+    *moved = -1;
+  memmove (&ps[at + 1], &ps[at], (n - at) * sizeof ps[0]);
+  ps[at] = dict;
+  return n + 1;
+}
+
 /* Does the pointer-receiver method NAME ("pkg.(*T).M", T not generic)
    lack its receiver in SUB's DWARF?  Go before 1.22 leaves an unnamed
    receiver out (measured on 1.19 and 1.21: debug/elf.(*zeroReader).ReadAt,
@@ -669,8 +725,14 @@ go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
           }
         while (dwarf_siblingof (&c, &c) == 0);
     }
-  int dict_at = shape && !dict_listed
-    ? dict_position (dname != NULL ? dname : f->name) : -1;
+  int dict_pos = shape ? dict_position (dname != NULL ? dname : f->name) : -1;
+  int dict_at = shape && !dict_listed ? dict_pos : -1;
+  /* Go 1.27 lists ".dict" but not always where the ABI passes it: after
+     the other arguments in cmp.Or[go.shape.interface {...}] and
+     encoding/json/v2.len64[go.shape.[]uint8], whose DWARF location lists
+     have the arguments from the second register on.  The listed one is
+     taken at its ABI place (order_params).  */
+  int listed_at = shape && dict_listed ? dict_pos : -1;
   /* Go 1.18-1.20 pass a method's dictionary before its receiver too
      (measured on 1.19: the receiver of "(*Box[...]).Put" in the second
      register); 1.21 moved it after the receiver.  */
@@ -692,20 +754,23 @@ go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
         }
       if (pass == 0 && dict_at == 0)
         assign_dict (&s, regabi, &stack);
-      if (dwarf_child (&sub, &c) != 0)
-        continue;
+      Dwarf_Die ps[MAX_PARAMS];
+      long moved;
+      size_t np = order_params (&sub, pass == 1, pass == 0 ? listed_at : -1,
+                                ps, &moved);
+      if (np > MAX_PARAMS)
+        {
+          go_signature_free (sig);
+          sig->error = "more parameters than gostap reads ("
+            MAX_PARAMS_TEXT ")";
+          return -1;
+        }
       int nres = 0;
       size_t nargs = 0;
-      do
+      for (size_t k = 0; k < np; k++)
         {
-          if (dwarf_tag (&c) != DW_TAG_formal_parameter)
-            continue;
-          Dwarf_Attribute a;
-          bool result = false;
-          if (dwarf_attr_integrate (&c, DW_AT_variable_parameter, &a) != NULL)
-            dwarf_formflag (&a, &result);
-          if (result != (pass == 1))
-            continue;
+          c = ps[k];
+          bool result = pass == 1;
           if (sig->n == cap)
             {
               cap = cap ? 2 * cap : 8;
@@ -755,7 +820,19 @@ go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
           if (pass == 0 && ++nargs == 1 && dict_at == 1)
             assign_dict (&s, regabi, &stack);
         }
-      while (dwarf_siblingof (&c, &c) == 0);
+      /* The values in DWARF's order again: .dict back where it was.  */
+      if (moved >= 0)
+        {
+          size_t from = (size_t) listed_at < np - 1 ? (size_t) listed_at : np - 1;
+          struct go_value d = sig->v[from];
+          if ((size_t) moved > from)
+            memmove (&sig->v[from], &sig->v[from + 1],
+                     ((size_t) moved - from) * sizeof d);
+          else
+            memmove (&sig->v[moved + 1], &sig->v[moved],
+                     (from - (size_t) moved) * sizeof d);
+          sig->v[moved] = d;
+        }
     }
   return 0;
 }

@@ -594,7 +594,19 @@ def main():
         # aligned to its type's alignment (its largest component).
         spill = (stack_end + 7) & ~7
         spill_slot = {}
-        for i, (gp, d) in enumerate(zip(gparams, dparams)):
+        # The spill area follows the ABI's order of the arguments, where
+        # the dictionary of shape code is first (after the receiver of a
+        # method); Go 1.27's DWARF may list ".dict" last (cmp.Or[...]):
+        # taken at the place of the integer register gostap gives it.
+        order = list(range(len(gparams)))
+        for k, gp in enumerate(gparams):
+            ps = gp.get("pieces", [])
+            if gp.get("name") == ".dict" and len(ps) == 1 and \
+                    ps[0].get("reg") in ("rax", "rbx", "x0", "x1"):
+                order.remove(k)
+                order.insert(0 if ps[0]["reg"] in ("rax", "x0") else 1, k)
+        for i in order:
+            gp, d = gparams[i], dparams[i]
             ps = gp.get("pieces", [])
             if ps and all("reg" in p for p in ps):
                 lay = leaves(dies, type_die(dies, attr_of(dies, d, "DW_AT_type"))) or [(0, 8)]
