@@ -30,7 +30,7 @@ for t in objdump addr2line readelf nm strip objcopy; do
   command -v $t >/dev/null || skip "no $t (binutils)"
 done
 need_stap
-fixture_manifest > "$tmp/manifest"
+matrix_manifest > "$tmp/manifest"
 printf '#!/bin/sh\nexec %s "$@"\n' "$STAP" > "$tmp/stap"
 chmod +x "$tmp/stap"
 # Debian's own stap with its own libdw (0.188 on Debian 12), when there.

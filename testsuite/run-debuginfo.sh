@@ -25,7 +25,7 @@
 for t in objcopy strip readelf; do
   command -v $t >/dev/null || skip "no $t (binutils)"
 done
-fixture_manifest > "$tmp/manifest"
+matrix_manifest > "$tmp/manifest"
 
 # build_id FILE: the hex GNU build id of FILE, or nothing.
 build_id () {

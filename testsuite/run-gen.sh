@@ -12,7 +12,7 @@
 #  - a failed run leaves no file behind.
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
 
-fixture_manifest > "$tmp/manifest"
+matrix_manifest > "$tmp/manifest"
 fixture_failures '$3 ~ /^(default|arm64|cgo|w)$/'
 mkdir -p "$tmp/gen"
 layout () { grep '^function _go_off_' "$1/go_target.stp"; }

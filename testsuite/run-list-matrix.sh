@@ -29,7 +29,7 @@ versions=${GOSTAP_GO_VERSIONS:-}
 # shellcheck disable=SC2086
 need_toolchains $versions > "$tmp/toolchains"
 # shellcheck disable=SC2086
-fixture_manifest $versions > "$tmp/manifest"
+matrix_manifest $versions > "$tmp/manifest"
 fixture_failures
 
 declare -A goroot

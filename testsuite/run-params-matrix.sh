@@ -35,7 +35,7 @@ versions=${GOSTAP_GO_VERSIONS:-}
 # shellcheck disable=SC2086
 need_toolchains $versions > "$tmp/toolchains"
 # shellcheck disable=SC2086
-fixture_manifest $versions > "$tmp/manifest"
+matrix_manifest $versions > "$tmp/manifest"
 fixture_failures '$3 ~ /^(default|pie|arm64|cgo)$/ && $4 != "http"'
 
 # Check the binaries, as many at a time as there are CPUs; each writes its

@@ -125,7 +125,7 @@ STP
 
 total_aliases=0
 total_probes=0
-fixture_manifest > "$tmp/manifest"
+matrix_manifest > "$tmp/manifest"
 fixture_failures '$5 == "amd64" && $3 ~ /^(default|pie|cgo|w)$/'
 # Per release, the builds elaborated whole first (http default, abi PIE,
 # cgo, the -w builds: their own kind), then the other default and PIE

@@ -86,6 +86,14 @@ fixture_manifest () {
   cat "$tmp/fixtures.manifest"
 }
 
+# matrix_manifest [VERSION...]: the lines of fixture_manifest the matrix
+# tests take in this run (testsuite/matrix.sh: by turns; GOSTAP_MATRIX=all
+# takes every one).
+matrix_manifest () {
+  fixture_manifest "$@" > "$tmp/manifest.all"
+  "$testsuite/matrix.sh" < "$tmp/manifest.all"
+}
+
 # fixture_why FAILED-LINE: the one line that says why a fixture is missing.
 fixture_why () {
   local path v variant fixture goarch why
