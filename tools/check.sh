@@ -25,6 +25,7 @@ chosen=$(../testsuite/e2e/guests.sh)
 { read -r guests; read -r why; } <<< "$chosen"
 n_guests=$(wc -w <<< "$guests")
 echo "e2e guests: $guests ($why)"
+echo "matrix fixtures: $(../testsuite/matrix.sh why)"
 # One slot more per guest beyond the first: a guest's test waits on the
 # other guests' locks or runs one TCG thread for most of its time.
 # How long each test took (testsuite/timed.sh), printed at the end and
