@@ -26,14 +26,19 @@ chosen=$(../testsuite/e2e/guests.sh)
 n_guests=$(wc -w <<< "$guests")
 echo "e2e guests: $guests ($why)"
 echo "matrix fixtures: $(../testsuite/matrix.sh why)"
-# One slot more per guest beyond the first: a guest's test waits on the
-# other guests' locks or runs one TCG thread for most of its time.
 # How long each test took (testsuite/timed.sh), printed at the end and
 # when the run is stopped (a CI time limit): which tests were running.
 export GOSTAP_TIMES=$PWD/test-times
 : > "$GOSTAP_TIMES"
 print_times () { echo "test times:"; ../testsuite/times.sh "$GOSTAP_TIMES"; }
-trap 'print_times; exit 143' TERM INT
+# failed_checks: the failed checks of the failed tests, last in the output
+# (a log shown with its middle cut still shows them).
+failed_checks () {
+  grep -h -E '^(FAIL[:-] |not ok )' testsuite/*.log 2>/dev/null | cut -c1-400 | tail -40 || true
+}
+trap 'print_times; failed_checks; exit 143' TERM INT
+# One slot more per guest beyond the first: a guest's test waits on the
+# other guests' locks or runs one TCG thread for most of its time.
 st=0
 make -s check -j"$(( $(nproc) + n_guests - 1 ))" || st=$?
 print_times
@@ -66,7 +71,7 @@ fi
 # The failed checks of the failed tests once more, last: a log shown
 # with its middle cut still shows them.
 if [ "$st" -ne 0 ]; then
-  grep -h -E '^(FAIL[:-] |not ok )' testsuite/*.log 2>/dev/null | cut -c1-400 | tail -40 || true
+  failed_checks
 fi
 
 # The plain closing line CI reads.
