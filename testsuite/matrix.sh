@@ -34,20 +34,13 @@ if [ "${GOSTAP_MATRIX:-}" = all ]; then
   cat
   exit 0
 fi
-awk -v n="$n" -v always="$ALWAYS" '
-  { line[NR] = $0; rel[$2] = 1; prog[$4] = 1; v[NR] = $2; p[NR] = $4 }
-  END {
-    split(always, a, " "); for (i in a) keep[a[i]] = 1
-    # the releases in order (major.minor)
-    nr = 0; for (r in rel) rs[++nr] = r
-    for (i = 1; i <= nr; i++) for (j = i + 1; j <= nr; j++) {
-      split(rs[i], x, "."); split(rs[j], y, ".")
-      if (x[1] + 0 > y[1] + 0 || (x[1] == y[1] && x[2] + 0 > y[2] + 0)) { t = rs[i]; rs[i] = rs[j]; rs[j] = t }
-    }
-    take[rs[1]] = 1; take[rs[nr]] = 1
-    if (nr > 2) take[rs[2 + n % (nr - 2)]] = 1
-    no = 0; for (q in prog) if (!(q in keep)) os[++no] = q
-    for (i = 1; i <= no; i++) for (j = i + 1; j <= no; j++) if (os[i] > os[j]) { t = os[i]; os[i] = os[j]; os[j] = t }
-    if (no > 0) keep[os[1 + n % no]] = 1
-    for (k = 1; k <= NR; k++) if ((v[k] in take) && (p[k] in keep)) print line[k]
-  }'
+manifest=$(cat)
+[ -n "$manifest" ] || exit 0
+# The releases (oldest first) and the programs of the manifest.
+mapfile -t rels < <(awk '{ print $2 }' <<< "$manifest" | sort -uV)
+mapfile -t others < <(awk '{ print $4 }' <<< "$manifest" | sort -u | grep -vxF -f <(tr ' ' '\n' <<< "$ALWAYS") || true)
+take="${rels[0]:-} ${rels[${#rels[@]} - 1]:-}"
+[ "${#rels[@]}" -le 2 ] || take="$take ${rels[1 + n % (${#rels[@]} - 2)]}"
+keep=$ALWAYS
+[ "${#others[@]}" = 0 ] || keep="$keep ${others[n % ${#others[@]}]}"
+awk -v take=" $take " -v keep=" $keep " 'index(take, " " $2 " ") && index(keep, " " $4 " ")' <<< "$manifest"
