@@ -27,9 +27,9 @@
 # each commit runs another sample and other flips; printed, to run a
 # failing one again) varies the random flips and the sample; HOSTILE_CASES
 # (default 350, or "all": about 1,200; 700 took 806 s of a CI run under
-# ASan) how many cases are run; HOSTILE_TIMEOUT (default 60 s) is the limit of one gostap run;
-# HOSTILE_KEEP=DIR keeps the failing cases there; HOSTILE_VERBOSE=1 counts
-# the kinds of first stderr lines.
+# ASan) how many cases are run; HOSTILE_TIMEOUT (default 60 s) is the
+# limit of one gostap run; HOSTILE_KEEP=DIR keeps the failing cases
+# there; HOSTILE_VERBOSE=1 counts the kinds of first stderr lines.
 . "${top_srcdir:-$(dirname "$0")/..}/testsuite/test-subr.sh"
 
 fixture_manifest > /dev/null

@@ -1,6 +1,6 @@
 #!/bin/sh
-# timed.sh TEST [ARGS]: the harness's way into every test (SH_LOG_COMPILER
-# in Makefile.am): runs TEST and, when GOSTAP_TIMES names a file, appends
+# timed.sh TEST [ARGS]: the harness's way into every test (LOG_COMPILER in
+# Makefile.am): runs TEST and, when GOSTAP_TIMES names a file, appends
 # "start EPOCH TEST" before and "end EPOCH TEST STATUS" after, so that
 # tools/check.sh can say how long each test took, and which were still
 # running when a run was stopped. TEST's exit status is its own.
