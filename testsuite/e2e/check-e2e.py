@@ -872,9 +872,15 @@ def check_example(job):
               "the string handle built for one of the calls, a nil error and a latency >= 0",
               f"wrong: {badr[:3]}; {stap_warnings(tr) or 'no warning from stap'}")
         # main.validate(r *request), called by handle: fields through the
-        # pointer ($r->id, $r->name), the id of the goroutine's handle call.
-        # A lost handle line leaves its goroutine's validate unmatched.
-        last, badv, unmatched, nv = {}, [], [], 0
+        # pointer ($r->id, $r->name), the id of one of its goroutine's
+        # handle calls. Matched as pairs (goid, id), not by order: stap's
+        # transport keeps one buffer per CPU, so a goroutine that moved to
+        # another CPU between handle and validate can have its validate
+        # line printed before its handle line (bookworm, 5490eeb: 1 of
+        # 8896). A lost handle line leaves its validate unmatched.
+        handled = collections.Counter(
+            re.findall(r'^\[goid (\d+)\] main\.handle\(r=\{id=(\d+) ', tr, flags=re.M))
+        last, badv, unmatched, nv, early = {}, [], [], 0, 0
         for line in tr.splitlines():
             m = re.match(r'^\[goid (\d+)\] main\.handle\(r=\{id=(\d+) ', line)
             if m:
@@ -883,14 +889,19 @@ def check_example(job):
             m = re.match(val_re, line)
             if m:
                 nv += 1
+                key = (m.group(1), m.group(3))
                 if m.group(4) != "req" or m.group(2) == "0x0":
                     badv.append(line)
-                elif last.get(m.group(1)) != m.group(3):
+                elif handled[key] == 0:
                     unmatched.append(line)
+                else:
+                    handled[key] -= 1
+                    early += last.get(m.group(1)) != m.group(3)
         check(abs(nv - len(calls)) <= lost and len(unmatched) <= lost and not badv,
               f"{name}: {nv} calls of main.validate(r *request) for {len(calls)} handle calls "
               f"({losses}), each with the id and name of its goroutine's handle call read "
-              f"through the pointer ($r->id, $r->name) ({len(unmatched)} not matched)",
+              f"through the pointer ($r->id, $r->name) ({len(unmatched)} not matched, {early} "
+              "printed before their handle line)",
               f"wrong: {badv[:3]}; not matched: {unmatched[:3]}; "
               f"{stap_warnings(tr) or 'no warning from stap'}")
     elif job == "funclatency":
