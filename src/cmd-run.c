@@ -445,6 +445,7 @@ cmd_run (int argc, char **argv)
   const char *pprof = NULL, *folded = NULL;
   bool outfile_whole = true;    /* -o FILE is one file stap writes to the end */
   bool verbose = false, own_runtime = false, unprivileged = false;
+  bool user_nesting = false;     /* -D MAXNESTING=N given */
   int script_at = -1;
   struct run_script s = { 0 };
   struct go_bin b;
@@ -508,6 +509,10 @@ cmd_run (int argc, char **argv)
         outfile_whole = false;          /* rotated files, or detached */
       else if (strncmp (a, "-R", 2) == 0)
         own_runtime = true;             /* the user's runtime: no copy */
+      else if (strncmp (a, "-DMAXNESTING", 12) == 0
+               || (strcmp (a, "-D") == 0 && i + 1 < argc
+                   && strncmp (argv[i + 1], "MAXNESTING", 10) == 0))
+        user_nesting = true;
       else if (strcmp (a, "--unprivileged") == 0
                || (strncmp (a, "--privilege", 11) == 0
                    && strcmp (a, "--privilege=stapdev") != 0
@@ -618,7 +623,7 @@ cmd_run (int argc, char **argv)
      ARGS...  */
   const char *tapsets = getenv ("GOSTAP_TAPSETS");
   int end = script_at < 0 ? argc : script_at;
-  sargv = calloc ((size_t) argc + 16, sizeof *sargv);
+  sargv = calloc ((size_t) argc + 18, sizeof *sargv);
   if (sargv == NULL)
     goto out;
   int k = 0;
@@ -654,6 +659,11 @@ cmd_run (int argc, char **argv)
       sargv[k++] = (char *) "-G";
       sargv[k++] = (char *) "_go_profile_wanted=1";
     }
+  /* go_fmt's printer (tapsets/go_fmt.stp) calls itself once or twice a
+     level of the value it prints: stap allows 8 nested calls to a script
+     with recursion, go_fmt_depth's default of 4 needs up to 20.  */
+  if (strstr (s.text, "go_fmt") && !user_nesting)
+    sargv[k++] = (char *) "-DMAXNESTING=32";
   for (int i = 1; i < end; i++)
     {
       if (strcmp (argv[i], "-t") == 0)

@@ -63,7 +63,9 @@
 # in the 'cgo' variant alone, and skipped (with a note on stderr) when there
 # is no C compiler. The http fixture (a net/http server and client, for
 # examples/httplatency.stp in the e2e test) is built in the default and
-# arm64 variants only; the inline fixture (small functions inlined into
+# arm64 variants only, the fmtvals fixture (values of every kind printed
+# with fmt's %+v, for the e2e test's go_fmt jobs) in those and, with Go
+# 1.24 and 1.25, noswiss (GOEXPERIMENT=noswissmap: maps in buckets); the inline fixture (small functions inlined into
 # several callers, for probes on inlined copies) in default, -w and -s -w;
 # the cpubound fixture (a CPU-bound loop with one hot call edge that
 # writes its own runtime/pprof profile, for the e2e test's PGO and
@@ -112,7 +114,7 @@ fi
 . "$here/debian-archive.sh"
 cache_lock build-fixtures
 
-ALL_FIXTURES="abi grow stacks cgo demo http inline cpubound labels faults allocs busy kinds"
+ALL_FIXTURES="abi grow stacks cgo demo http inline cpubound labels faults allocs busy kinds fmtvals"
 read -r -a fixtures <<< "${GOSTAP_FIXTURES:-$ALL_FIXTURES}"
 FIXTURES="${fixtures[*]}"
 for f in $FIXTURES; do
@@ -168,6 +170,7 @@ variants() {
            echo "build-fixtures.sh: no ${ARM64_CC%% *} (gcc-aarch64-linux-gnu), arm64 cgo fixture skipped" >&2 ;;
     demo) echo default sw arm64 arm64sw ;;
     http) echo default arm64 ;;
+    fmtvals) echo default arm64 noswiss ;;
     inline) echo default w sw ;;
     kinds) echo default w sw pie arm64 ;;
     cpubound|labels|faults|allocs|busy) echo default ;;
@@ -196,7 +199,7 @@ reason() {
 # failed list ($failed.tmp.$$) and keep go build's output in BINARY.failed.
 build() {
   local v=$1 goroot=$2 fixture=$3 variant=$4
-  local bin=$out/$fixture-$v-$variant goarch=amd64 cgo=0 cc=$CC
+  local bin=$out/$fixture-$v-$variant goarch=amd64 cgo=0 cc=$CC exp=
   local -a flags=()
   local bid
   case $variant in w|sw) bid=default ;; arm64w|arm64sw) bid=arm64 ;; *) bid=$variant ;; esac
@@ -211,6 +214,8 @@ build() {
     arm64sw) goarch=arm64 flags=("-ldflags=-s -w $bid") ;;
     cgo) cgo=1 ;;
     arm64cgo) goarch=arm64 cgo=1 cc=$ARM64_CC ;;
+    # maps in buckets where Go 1.24 and 1.25 default to Swiss tables
+    noswiss) case $v in 1.24|1.25) exp=noswissmap flags=("-ldflags=$bid") ;; *) return 0 ;; esac ;;
     *) die "unknown variant $variant" ;;
   esac
   if [ ! -x "$bin" ]; then
@@ -219,7 +224,7 @@ build() {
     if ! ( cd "$(fixture_dir "$fixture")" &&
            env GOROOT="$goroot" GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache" \
              GOENV=off GOFLAGS= GO111MODULE=off GOTOOLCHAIN=local GOPROXY=off \
-             GOOS=linux GOARCH=$goarch CGO_ENABLED=$cgo CC="$cc" \
+             GOOS=linux GOARCH=$goarch CGO_ENABLED=$cgo CC="$cc" GOEXPERIMENT="$exp" \
              "$goroot/bin/go" build "${flags[@]}" -o "$tmp" . ) >"$tmp.log" 2>&1; then
       why=$(reason "$tmp.log")
       mv -f "$tmp.log" "$bin.failed"

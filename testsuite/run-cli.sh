@@ -218,6 +218,22 @@ else
   fail "gostap list --json failed on $abi119"
 fi
 
+# go_fmt's printer nests a call or two per level of a value: gostap run
+# gives stap -DMAXNESTING=32 for a script that uses it (stap allows a
+# script with recursion 8), and keeps the user's own -D MAXNESTING=N.
+demo1=$(echo "$demos" | head -1)
+fmt_script='probe go.func.main.handle { println(go_fmt_any(0, 0)) }'
+if "$GOSTAP" run -t "$demo1" -v -p2 -e "$fmt_script" > /dev/null 2> "$tmp/fmt1.err" &&
+   grep -q -- ' -DMAXNESTING=32 ' "$tmp/fmt1.err" &&
+   "$GOSTAP" run -t "$demo1" -v -p2 -D MAXNESTING=40 -e "$fmt_script" > /dev/null 2> "$tmp/fmt2.err" &&
+   ! grep -q -- 'MAXNESTING=32' "$tmp/fmt2.err" && grep -q -- ' MAXNESTING=40 ' "$tmp/fmt2.err" &&
+   "$GOSTAP" run -t "$demo1" -v -p2 -e 'probe go.func.main.handle { println(1) }' > /dev/null 2> "$tmp/fmt3.err" &&
+   ! grep -q -- 'MAXNESTING' "$tmp/fmt3.err"; then
+  echo "ok - gostap run: stap gets -DMAXNESTING=32 for a script using go_fmt, the user's -D MAXNESTING=40 alone when given, none for another script"
+else
+  fail "gostap run -DMAXNESTING for go_fmt: $(grep -h 'running:\|ERROR\|error' "$tmp"/fmt[123].err | head -4)"
+fi
+
 # Preflight failures, one line each.
 s=$examples/newstack.stp
 GOSTAP_STAP=/nonexistent/stap expect_fail 1 "cannot run '/nonexistent/stap'" "$GOSTAP" run -t "$demo" -p2 "$s"

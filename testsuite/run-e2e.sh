@@ -339,12 +339,13 @@ gen () {
 }
 mkdir -p "$share/tapsets" && mv "$share/scripts/"go_*.stp "$share/scripts/"go_*.stpm "$share/tapsets/"
 for v in $VERSIONS; do
-  for f in abi grow; do
+  for f in abi grow fmtvals; do
     src=$(fixture "$v" "$DEF" "$f")
     [ -n "$src" ] || hard_error "no $DEF build of $f for Go $v in the manifest"
     cp "$src" "$share/bin/$f-$v"
     globs=("main.*")
     [ "$f" = grow ] && globs+=("runtime.mallocgc")
+    [ "$f" = fmtvals ] && globs=("main.record")
     gen "$share/bin/$f-$v" -o "$share/ts/$f-$v" "${globs[@]}" ||
       hard_error "gostap gen $f-$v failed"
   done
@@ -358,6 +359,18 @@ for v in $VERSIONS; do
   grep -q '^  _go_pair_entry\[pid(), goid, ' "$share/ts/grow-$v-for-pairing/go_funcs.stp" ||
     hard_error "gostap gen --script pairing.stp: main.rec's entry alias records no call"
 done
+# (n) go_fmt on maps in buckets where Go 1.24 defaults to Swiss tables:
+# the fmtvals fixture built with GOEXPERIMENT=noswissmap (x86-64 only).
+NOSWISS_VERSION=
+if amd64; then
+  src=$(fixture 1.24 noswiss fmtvals) || hard_error "no noswiss build of fmtvals for Go 1.24"
+fi
+if amd64 && [ -n "$src" ]; then
+  NOSWISS_VERSION=1.24
+  cp "$src" "$share/bin/fmtvalsN-1.24"
+  gen "$share/bin/fmtvalsN-1.24" -o "$share/ts/fmtvalsN-1.24" "main.record" ||
+    hard_error "gostap gen fmtvalsN-1.24 failed"
+fi
 # (f) a -w build and a cgo build (Go $SPECIAL_VERSION): growW-V, cgo-V.
 # The cgo build needs a C compiler for the architecture (build-fixtures.sh
 # leaves it out without one): HAVE_CGO says whether the manifest has it.
@@ -558,9 +571,13 @@ for v in $VERSIONS; do
     jobs+=("newstack_${v/./_} newstack grow $v bt-fileline")
   fi
   jobs+=("values_${v/./_} values abi $v" "dwarfvars_${v/./_} dwarfvars abi $v" "pairing_${v/./_} pairing grow $v")
-  jobs+=("http_${v/./_} httplatency http $v")
+  jobs+=("http_${v/./_} httplatency http $v" "fmt_${v/./_} fmtvals fmtvals $v")
 done
 jobs+=("wbuild wbuild growW $SPECIAL_VERSION" "values_split values abiS $SPECIAL_VERSION")
+[ -n "$NOSWISS_VERSION" ] && jobs+=("fmt_noswiss fmtvals fmtvalsN $NOSWISS_VERSION")
+# go_fmt within stap's own limit on nested calls (no -DMAXNESTING): deep
+# values print <too deep>, nothing fails.
+jobs+=("fmt_nest fmtvals fmtvals $SPECIAL_VERSION")
 [ "$HAVE_CGO" = 1 ] && jobs+=("cgo cgo cgo $SPECIAL_VERSION")
 jobs+=("newstack_sw newstack growSW $SW_VERSION bt-fileline" "swbuild swbuild growSN $SW_VERSION")
 for nv in $STACKS; do
@@ -592,6 +609,8 @@ compile_one () {
     [ -n "$rt" ] || { echo "$name: gostap gen's line for stap's relay transport not understood: $(cat "$ts.rhint")" >&2; return 1; }
     old+=(-R "$rt")
   fi
+  # go_fmt's printer nests a call or two a level (gostap run does the same)
+  grep -q go_fmt "$share/scripts/$script.stp" && [ "$name" != fmt_nest ] && old+=(-DMAXNESTING=32)
   SYSTEMTAP_DEBUGINFO_PATH=$dpath "$e2e/run-guest.sh" compile "$image" "$share" "$name" "$share/scripts/$script.stp" \
     -g "${old[@]}" -d "$share/bin/$f-$v" -I "$ts" -I "$share/tapsets" "${inc[@]}" \
     "${LIMITS[@]}"
@@ -859,6 +878,7 @@ EOF
     echo "run pairing_$u pairing_$u 240 \"\$S/bin/grow-$v\""
     # (the fixture serves and connects on the loopback, down at boot)
     echo "ip link set lo up; run http_$u http_$u 240 \"\$S/bin/http-$v\""
+    echo "run fmt_$u fmt_$u 240 \"\$S/bin/fmtvals-$v\""
   done
   while read -r name v script args; do
     [ -n "$name" ] || continue
@@ -880,6 +900,8 @@ EOF
   [ "$HAVE_CGO" = 0 ] || echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
   echo "\"\$S/bin/abiS-$SPECIAL_VERSION\" > \"\$S/out/base_abi_split.prog\" 2>&1; echo \$? > \"\$S/out/base_abi_split.rc\""
   echo "run values_split values_split 240 \"\$S/bin/abiS-$SPECIAL_VERSION\""
+  [ -z "$NOSWISS_VERSION" ] || echo "run fmt_noswiss fmt_noswiss 240 \"\$S/bin/fmtvalsN-$NOSWISS_VERSION\""
+  echo "run fmt_nest fmt_nest 240 \"\$S/bin/fmtvals-$SPECIAL_VERSION\""
   echo "run newstack_sw newstack_sw 240 \"\$S/bin/growSW-$SW_VERSION\""
   echo "run swbuild swbuild 240 \"\$S/bin/growSN-$SW_VERSION\""
   for nv in $STACKS; do
@@ -924,7 +946,7 @@ run_s=$(sed -n 's/^.*gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$s
 st=0
 amd64 || CONTAINER_VERSION=
 E2E_FAULTS=$FAULTS E2E_BUSY_SECONDS=$BUSY_SECONDS E2E_BUSY_GOROUTINES=$BUSY_GOROUTINES E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
-  E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_CPUBOUND_SRC="$testsuite/fixtures/cpubound" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION \
+  E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_CPUBOUND_SRC="$testsuite/fixtures/cpubound" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION E2E_NOSWISS_VERSION=$NOSWISS_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
   E2E_STACKS="$STACKS" E2E_INLINE="$INLINE" E2E_GO=$go_newest E2E_COMPILE_LIBDW=$compile_libdw \
   E2E_GUEST_LIBDW=$guest_libdw E2E_DEBUG_DIR=$share/debug \

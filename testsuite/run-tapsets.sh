@@ -118,6 +118,7 @@ probe end {
   printf("%s|%s|%s|%s|%s\n", go_labels(), go_label("endpoint"), go_g_labels(go_curg()),
          go_g_label(go_curg(), "tenant"), go_g_profile_labels(go_curg()))
   printf("%d %d\n", go_sample_curg(), go_g_goid(go_sample_curg()))
+  printf("%s %s\n", go_fmt(go_itab_type(0), 0), go_fmt_any(0, 0))
   if (go_label("tenant") == "x")
     go_profile_sample2(go_stack(), 1, 2, go_g_profile_labels(go_g()))
 }
@@ -191,8 +192,9 @@ bin=$(fixture 1.24 default grow)
 if $STAP --unprivileged -p2 -I "$tmp/unpriv" -I "$tapsets" -e "probe process(\"$bin\").function(\"main.rec\") {
        printf(\"%x %x %d %s\\n\", go_g(), _go_user_sp(), @go_gstatus_waiting, go_stack())
        go_profile_sample_labels(go_stack(), 1, go_profile_label(\"k\", \"v\"))
-       printf(\"%s %s\\n\", go_labels(), go_label(\"k\")) }" >/dev/null 2>"$tmp/stap.err"; then
-  echo "ok - go_g(), _go_user_sp(), go_stack(), go_profile_* and go_labels() elaborate under --unprivileged (myproc-unprivileged)"
+       printf(\"%s %s\\n\", go_labels(), go_label(\"k\"))
+       printf(\"%s %s\\n\", go_fmt(0, 0), go_fmt_any(0, 0)) }" >/dev/null 2>"$tmp/stap.err"; then
+  echo "ok - go_g(), _go_user_sp(), go_stack(), go_profile_*, go_labels() and go_fmt() elaborate under --unprivileged (myproc-unprivileged)"
 else
   fail "--unprivileged: $(grep -v '^WARNING' "$tmp/stap.err" | head -3)"
 fi

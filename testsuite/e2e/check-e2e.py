@@ -73,6 +73,11 @@ program run without probes) and checks values, not that something ran:
      site (first non-runtime frame), gostap's alloc_objects and
      alloc_space are the program's own MemProfile numbers, with the
      system-stack rule (check_allocs);
+ (n) fmt_V (Go 1.19, 1.24, 1.27), fmt_noswiss (Go 1.24 with
+     GOEXPERIMENT=noswissmap, x86-64): go_fmt_any() of each value the
+     fmtvals fixture passes to main.record equals the program's own fmt
+     %+v of it, byte for byte, or over go_fmt's default limits the cut
+     form derived from it; hostile values print as bad (check_fmt);
  (g) wbuild and cgo: the grow fixture built with -ldflags=-w (entry probes
      by name count every call and at most every growth more, goids, stack
      growth; `gostap run -p2` of a return probe passes in the image, through
@@ -652,6 +657,109 @@ def check_pairing(v):
           f"from runtime.Stack ({', '.join(f'{a}={b}' for a, b in pairs)})")
     check(sorted(b for _, b in pairs) == sorted(workers),
           f"{name}: probes saw the goids the program printed {sorted(workers)}")
+
+
+# --- (n) go_fmt on the fmtvals fixture ---------------------------------------------------
+# go_fmt's default limits (tapsets/go_fmt.stp): the form a value over them
+# takes, derived from fmt's own output of it, per value of the fixture
+# that is over them.
+FMT_ELEMS, FMT_BYTES = 8, 64
+
+
+def fmt_cut_list(prefix, full):
+    """fmt's "PREFIX[e1 e2 ...]" of a flat list or map cut after FMT_ELEMS
+    elements: "PREFIX[e1 ... e8 ...]"."""
+    if not (full.startswith(prefix + "[") and full.endswith("]")):
+        return None
+    items = full[len(prefix) + 1:-1].split(" ")
+    if len(items) <= FMT_ELEMS:
+        return full
+    return prefix + "[" + " ".join(items[:FMT_ELEMS]) + " ...]"
+
+
+FMT_CUTS = {
+    "cut_slice": lambda f: fmt_cut_list("", f),
+    "cut_array": lambda f: fmt_cut_list("", f),
+    "cut_map": lambda f: fmt_cut_list("map", f),
+    "cut_map_str": lambda f: fmt_cut_list("map", f),
+    "cut_string": lambda f: f[:FMT_BYTES] + "..." if len(f) > FMT_BYTES else f,
+    # The innermost list and struct are 5 levels below the top: cut.
+    "cut_deep": lambda f: f.replace("[1]", "[...]") if f == "[[[[[[1]]]]]]" else None,
+    "cut_deep_struct": lambda f: f.replace("{V:5}", "{...}") if "{L5:{V:5}" in f else None,
+    # The big element: an array of 200 bytes, its first 8.
+    "map_big_elem": lambda f: ("map[big:" + fmt_cut_list("", f[len("map[big:"):-1]) + "]")
+    if f.startswith("map[big:[") else None,
+}
+# The hostile values (fmt is not asked to print them): what go_fmt must
+# print, as a regular expression; hostile_len is a string whose length
+# says 1 TiB: its first 64 bytes, whatever they are, and the cut mark.
+FMT_HOSTILE = {
+    "hostile_string": r"<bad 0x10>",
+    "hostile_slice": r"\[<bad 0x10> <bad 0x18> <bad 0x20>\]",
+    "hostile_ptr": r"&\{A:<bad 0x10> B:<bad 0x18>\}",
+    "hostile_len": r"short.*\.\.\.",
+}
+
+
+def fmt_too_deep(got, want):
+    """Whether GOT is WANT with some inner parts replaced by <too deep>:
+    each piece of GOT between those marks appears in WANT in order."""
+    pos = 0
+    for piece in got.split("<too deep>"):
+        i = want.find(piece, pos)
+        if i < 0:
+            return False
+        pos = i + len(piece)
+    return True
+
+
+def check_fmt(v, name=None, nested=False):
+    """go_fmt_any() of each value the fmtvals fixture passed to main.record
+    equals fmt's %+v of it, byte for byte, within go_fmt's default limits;
+    over them, the cut form FMT_CUTS derives from fmt's output; the
+    hostile values print as bad and the program ran to its end. NESTED:
+    the module was built with stap's own MAXNESTING (8 for a script with
+    recursion): values too deep for it may print <too deep> in place of
+    their inner levels instead, and at least one does."""
+    name = name or f"fmt_{v.replace('.', '_')}"
+    if not ran(name):
+        return
+    prog, stap = read(name + ".prog") or "", read(name + ".stap") or ""
+    go = dict(re.findall(r"^fmtvals: (\S+) ?(.*)$", prog, flags=re.M))
+    got = dict(re.findall(r"^gostap: (\S+) ?(.*)$", stap, flags=re.M))
+    done = go.pop("done", None)
+    if not check(done is not None and int(done) == len(go) and len(go) > 60,
+                 f"{name}: the fixture printed {len(go)} values and its end line",
+                 f"end line {done!r}; program output tail {prog[-300:]!r}"):
+        return
+    exact, cut, deep, bad = 0, 0, 0, []
+    for k, full in go.items():
+        if k in FMT_HOSTILE:
+            continue
+        want = FMT_CUTS[k](full) if k in FMT_CUTS else full
+        if want is None:
+            bad.append(f"{k}: fmt printed an unexpected form {full[:80]!r}")
+        elif nested and "<too deep>" in got.get(k, "") and \
+                fmt_too_deep(got[k], want):
+            deep += 1
+        elif got.get(k) != want:
+            bad.append(f"{k}: go_fmt {got.get(k, '(no line)')[:120]!r}, want {want[:120]!r}")
+        elif k in FMT_CUTS:
+            cut += 1
+        else:
+            exact += 1
+    if nested:
+        check(not bad and deep > 0, f"{name}: with stap's own MAXNESTING, {deep} values "
+              f"print <too deep> in place of their inner levels, {exact + cut} in full, "
+              "none fails", "; ".join(bad[:4]) or "no <too deep>")
+        return
+    check(not bad, f"{name}: go_fmt_any of {exact} values == fmt's %+v byte for byte, "
+          f"{cut} more over the default limits in their cut forms", "; ".join(bad[:4]))
+    hb = [f"{k}: {got.get(k, '(no line)')[:80]!r}" for k, rx in FMT_HOSTILE.items()
+          if not re.fullmatch(rx, got.get(k, ""))]
+    check(not hb, f"{name}: the {len(FMT_HOSTILE)} hostile values (unmapped addresses, a "
+          "corrupted length) print as bad or cut, and the program ran on to its end",
+          "; ".join(hb))
 
 
 # --- (k) httplatency.stp on the http fixture ---------------------------------------------
@@ -2577,6 +2685,15 @@ for v in versions:
     check_pairing(v)
 for v in versions:
     check_http(v)
+for v in versions:
+    check_fmt(v)
+if split_v:
+    check_fmt(split_v, "fmt_nest", nested=True)
+if os.environ.get("E2E_NOSWISS_VERSION"):
+    check_fmt(os.environ["E2E_NOSWISS_VERSION"], "fmt_noswiss")
+elif not amd64:
+    skip("fmt_noswiss: not run on arm64: GOEXPERIMENT=noswissmap is built for x86-64 only "
+         "(build-fixtures.sh); the map code is the same on both")
 load_v = "1.24" if "1.24" in versions else versions[0]
 load_s = int(os.environ.get("E2E_LOAD_SECONDS", "30"))
 if load_s > 0:
