@@ -588,7 +588,7 @@ cmd_run (int argc, char **argv)
         &b, &s, script_at < 0 ? argc : script_at, argv)) != EXIT_OK)
     goto out;
   /* stap refuses -g with --unprivileged: without it, stap itself refuses
-     the probes the script uses between line-table rows (README).  */
+     the probes the script uses between line-table rows (gostap-scripts(7)).  */
   if (guru && unprivileged)
     {
       guru = false;

@@ -104,7 +104,7 @@ chosen=$("$e2e/guests.sh") || hard_error "e2e/guests.sh failed"
 { read -r GUESTS; read -r why; } <<< "$chosen"
 case " $GUESTS " in
   *" $GUEST "*) echo "# guests of this run: $GUESTS ($why)" ;;
-  *) skip "this run boots the guests $GUESTS ($why), not $GUEST; GOSTAP_E2E=all boots all four, GOSTAP_E2E=bullseye the oldest stack (README, Tests)" ;;
+  *) skip "this run boots the guests $GUESTS ($why), not $GUEST; GOSTAP_E2E=all boots all four, GOSTAP_E2E=bullseye the oldest stack (HACKING.md, Tests)" ;;
 esac
 # at_least V MIN: Go release V is MIN or later.
 at_least () { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" = "$2" ]; }

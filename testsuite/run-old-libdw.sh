@@ -111,7 +111,7 @@ same () {
 # first instruction is in a function inlined from another package
 # (main.f32s in main.floats, starting with math.Float32bits, Go 1.24) is
 # "no match" for stap on libdw 0.188 through the copy with
-# .debug_aranges, while libdw 0.192 places it (README, Inlined
+# .debug_aranges, while libdw 0.192 places it (gostap-scripts(7), Inlined
 # functions; the cause is not pinned down).
 all_main='probe go.func.main.*.outofline { printf("%s\n", funcname) }
 probe go.func.main.*.return { printf("%s\n", funcname) }'
