@@ -437,26 +437,61 @@ out:
   return dir;
 }
 
-int
-cmd_run (int argc, char **argv)
+/* What gostap run's command line says: the target, the script, and the
+   stap options gostap itself acts on.  */
+struct run_opts
 {
-  const char *target = NULL, *cmd = NULL, *pid = NULL, *script = NULL;
-  const char *inline_script = NULL, *pass = NULL, *outfile = NULL;
-  const char *pprof = NULL, *folded = NULL;
-  bool outfile_whole = true;    /* -o FILE is one file stap writes to the end */
-  bool verbose = false, own_runtime = false, unprivileged = false;
-  bool user_nesting = false;     /* -D MAXNESTING=N given */
-  int script_at = -1;
-  struct run_script s = { 0 };
-  struct go_bin b;
-  bool opened = false;
-  char *gendir = NULL, *binpath = NULL, *sysroot_opt = NULL, *ns_opt = NULL;
-  char *script_copy = NULL;
-  char *runtime = NULL;
-  struct run_target t = { 0 };
-  char **sargv = NULL;
-  int ret = EXIT_USAGE;
+  const char *target, *cmd, *pid;       /* -t, -c, -x */
+  const char *script, *inline_script;   /* SCRIPT, or -e TEXT */
+  const char *pass, *outfile;           /* -pN, -o FILE */
+  const char *pprof, *folded;           /* --pprof, --folded (gostap's) */
+  bool outfile_whole;   /* -o FILE is one file stap writes to the end */
+  bool verbose, own_runtime, unprivileged;
+  bool user_nesting;    /* -D MAXNESTING=N given */
+  int script_at;        /* argv index of SCRIPT (or of -e's ARGs); -1 */
+};
 
+/* Note in O what the stap option A (with NEXT, the word after it) means
+   to gostap.  */
+static void
+note_stap_opt (struct run_opts *o, const char *a, const char *next)
+{
+  if (strcmp (a, "-t") == 0)
+    o->target = next;
+  else if (strcmp (a, "-c") == 0)
+    o->cmd = next;
+  else if (strcmp (a, "-x") == 0)
+    o->pid = next;
+  else if (strcmp (a, "-v") == 0)
+    o->verbose = true;
+  else if (strncmp (a, "-p", 2) == 0)
+    o->pass = a[2] ? a + 2 : next;
+  else if (strncmp (a, "-o", 2) == 0)
+    o->outfile = a[2] ? a + 2 : next;
+  else if (strncmp (a, "-S", 2) == 0 || strcmp (a, "-F") == 0)
+    o->outfile_whole = false;           /* rotated files, or detached */
+  else if (strncmp (a, "-R", 2) == 0)
+    o->own_runtime = true;              /* the user's runtime: no copy */
+  else if (strncmp (a, "-DMAXNESTING", 12) == 0
+           || (strcmp (a, "-D") == 0 && next != NULL
+               && strncmp (next, "MAXNESTING", 10) == 0))
+    o->user_nesting = true;
+  else if (strcmp (a, "--unprivileged") == 0
+           || (strncmp (a, "--privilege", 11) == 0
+               && strcmp (a, "--privilege=stapdev") != 0
+               && !(a[11] == '\0' && next != NULL
+                    && strcmp (next, "stapdev") == 0)))
+    o->unprivileged = true;             /* stap's stapusr/stapsys mode */
+}
+
+/* Read ARGV into O: -1 to go on, else the exit status (--help, a usage
+   error, said in one line).  */
+static int
+parse_run_args (int argc, char **argv, struct run_opts *o)
+{
+  memset (o, 0, sizeof *o);
+  o->outfile_whole = true;
+  o->script_at = -1;
   for (int i = 1; i < argc; i++)
     {
       const char *a = argv[i];
@@ -465,18 +500,13 @@ cmd_run (int argc, char **argv)
           usage ();
           return EXIT_OK;
         }
-      if (strcmp (a, "--") == 0)
+      if (strcmp (a, "--") == 0 || a[0] != '-' || a[1] == '\0')
         {
-          script_at = i + 1;
+          o->script_at = i + (strcmp (a, "--") == 0);
           break;
         }
-      if (a[0] != '-' || a[1] == '\0')
-        {
-          script_at = i;
-          break;
-        }
-      int pw = profile_opt (a, i + 1 < argc ? argv[i + 1] : NULL, &pprof,
-                            &folded);
+      int pw = profile_opt (a, i + 1 < argc ? argv[i + 1] : NULL, &o->pprof,
+                            &o->folded);
       if ((takes_arg (a) || pw == 2) && i + 1 >= argc)
         {
           error (0, 0, "option '%s' needs an argument", a);
@@ -487,183 +517,142 @@ cmd_run (int argc, char **argv)
           i += pw - 1;
           continue;
         }
-      if (strcmp (a, "-t") == 0)
-        target = argv[++i];
-      else if (strcmp (a, "-c") == 0)
-        cmd = argv[++i];
-      else if (strcmp (a, "-x") == 0)
-        pid = argv[++i];
-      else if (strcmp (a, "-e") == 0)
+      if (strcmp (a, "-e") == 0)
         {
-          inline_script = argv[++i];
-          script_at = i + 1;
+          o->inline_script = argv[++i];
+          o->script_at = i + 1;
           break;
         }
-      else if (strcmp (a, "-v") == 0)
-        verbose = true;
-      else if (strncmp (a, "-p", 2) == 0)
-        pass = a[2] ? a + 2 : argv[i + 1];
-      else if (strncmp (a, "-o", 2) == 0)
-        outfile = a[2] ? a + 2 : argv[i + 1];
-      else if (strncmp (a, "-S", 2) == 0 || strcmp (a, "-F") == 0)
-        outfile_whole = false;          /* rotated files, or detached */
-      else if (strncmp (a, "-R", 2) == 0)
-        own_runtime = true;             /* the user's runtime: no copy */
-      else if (strncmp (a, "-DMAXNESTING", 12) == 0
-               || (strcmp (a, "-D") == 0 && i + 1 < argc
-                   && strncmp (argv[i + 1], "MAXNESTING", 10) == 0))
-        user_nesting = true;
-      else if (strcmp (a, "--unprivileged") == 0
-               || (strncmp (a, "--privilege", 11) == 0
-                   && strcmp (a, "--privilege=stapdev") != 0
-                   && !(a[11] == '\0' && i + 1 < argc
-                        && strcmp (argv[i + 1], "stapdev") == 0)))
-        unprivileged = true;            /* stap's stapusr/stapsys mode */
-      if (takes_arg (a) && strcmp (a, "-t") != 0 && strcmp (a, "-c") != 0
-          && strcmp (a, "-x") != 0)
+      note_stap_opt (o, a, i + 1 < argc ? argv[i + 1] : NULL);
+      if (takes_arg (a) || strcmp (a, "-t") == 0)
         i++;
     }
-  if (inline_script == NULL)
+  if (o->inline_script == NULL)
     {
-      if (script_at < 0 || script_at >= argc)
+      if (o->script_at < 0 || o->script_at >= argc)
         {
           error (0, 0, "no script given; see 'gostap run --help'");
           return EXIT_USAGE;
         }
-      script = argv[script_at];
+      o->script = argv[o->script_at];
     }
-  if (target == NULL && cmd == NULL && pid == NULL)
+  if (o->target == NULL && o->cmd == NULL && o->pid == NULL)
     {
       error (0, 0, "no target: give -c CMD, -x PID or -t BINARY");
       return EXIT_USAGE;
     }
+  return -1;
+}
 
-  ret = EXIT_ERROR;
-  if (target != NULL)
-    t.program = strdup (target);
-  else if (cmd != NULL)
-    t.program = run_command_program (cmd);
-  else if (run_pid_target (pid, &t) != 0)
-    goto out;
-  if (t.program == NULL)
-    goto out;
-  if (run_read_script (&s, script, inline_script) != 0)
-    goto out;
+/* What gostap adds to stap's command line, and frees after the run.  */
+struct stap_cmd
+{
+  char *gendir;         /* the generated tapsets (-I) */
+  char *binpath;        /* -d */
+  char *sysroot_opt;    /* --sysroot=DIR, a container's process */
+  char *ns_opt;         /* --target-namespaces=PID, the same */
+  char *runtime;        /* -R: stap's runtime with gostap's fixes */
+  char *script_copy;    /* the script gostap read, in the cache */
+  bool guru;            /* -g: a probe between line-table rows */
+};
 
+/* Open the Go binary of T into B (*OPENED once tried), with its companion
+   debug file, a container's copy (C's --sysroot and namespace options)
+   and, for a libdw before 0.191, the copy with .debug_aranges
+   (*ARANGES); then check that stap can take its path.  */
+static int
+open_target (struct go_bin *b, struct run_target *t, const char *pid,
+             struct stap_cmd *c, bool *aranges, bool *opened)
+{
   /* The layout is read only when the cache misses (generate).  */
-  ret = select_prepare (&b, t.program, 0, NULL);
-  opened = true;
+  int ret = select_prepare (b, t->program, 0, NULL);
+  *opened = true;
   bool wrote = false;
   if (ret == EXIT_OK)
-    ret = run_companion (&b, &wrote);
+    ret = run_companion (b, &wrote);
   if (ret == EXIT_OK && wrote)
     {
       /* Again: its DWARF was looked up before the companion was there.  */
-      gobin_close (&b);
-      ret = select_prepare (&b, t.program, 0, NULL);
+      gobin_close (b);
+      ret = select_prepare (b, t->program, 0, NULL);
     }
-  bool container = t.sysroot != NULL, aranges = false;
-  if (ret == EXIT_OK && container)
+  if (ret == EXIT_OK && t->sysroot != NULL)
     {
       /* A container's process: its program read from a copy.  */
-      b.probe_path = t.probe_path;
-      if (run_sysroot_links (t.sysroot) != 0
-          || run_sysroot_check (&b, &t, pid) != 0
-          || asprintf (&ns_opt, "--target-namespaces=%s", pid) < 0)
-        ret = EXIT_ERROR;
+      b->probe_path = t->probe_path;
+      if (run_sysroot_links (t->sysroot) != 0
+          || run_sysroot_check (b, t, pid) != 0
+          || asprintf (&c->ns_opt, "--target-namespaces=%s", pid) < 0)
+        {
+          c->ns_opt = NULL;
+          ret = EXIT_ERROR;
+        }
     }
   /* libdw before 0.191: stap reads a copy with .debug_aranges.  */
   if (ret == EXIT_OK)
-    ret = run_aranges (&b, &t, &aranges);
-  if (ret == EXIT_OK && t.sysroot != NULL
-      && asprintf (&sysroot_opt, "--sysroot=%s", t.sysroot) < 0)
-    ret = EXIT_ERROR;
+    ret = run_aranges (b, t, aranges);
+  if (ret == EXIT_OK && t->sysroot != NULL
+      && asprintf (&c->sysroot_opt, "--sysroot=%s", t->sysroot) < 0)
+    {
+      c->sysroot_opt = NULL;
+      ret = EXIT_ERROR;
+    }
   if (ret == EXIT_OK)
-    ret = write_check_probeable (&b);
-  if (ret != EXIT_OK)
-    goto out;
-  bool guru = false;
-  gendir = generate (&b, &s, &guru, &ret);
-  if (gendir == NULL || (ret = run_script_check_locals (
-        &b, &s, script_at < 0 ? argc : script_at, argv)) != EXIT_OK)
-    goto out;
-  /* stap refuses -g with --unprivileged: without it, stap itself refuses
-     the probes the script uses between line-table rows (gostap-scripts(7)).  */
-  if (guru && unprivileged)
-    {
-      guru = false;
-      if (verbose)
-        fprintf (stderr, "gostap: --unprivileged: no -g; stap refuses the "
-                 "probes between line-table rows there\n");
-    }
+    ret = write_check_probeable (b);
+  return ret;
+}
 
-  bool runs = pass == NULL || atoi (pass) >= 5;
-  const char *nopf = getenv ("GOSTAP_NO_PREFLIGHT");
-  if ((nopf == NULL || strcmp (nopf, "1") != 0)
-      && run_preflight (gobin_has_debuginfo (&b)
-                        && !gobin_dwarf_companion (&b) && !aranges,
-                        runs) != 0)
-    {
-      ret = EXIT_ERROR;
-      goto out;
-    }
-
-  /* stap before 5.1 drops records in its relay transport, and the end of
-     a run: a copy of its runtime with both fixed (run-runtime.c), unless
-     the user names one.  */
-  bool refused = false;
-  if (!own_runtime && (runtime = run_runtime_fixed (true, &refused)) == NULL
-      && refused)
-    {
-      ret = EXIT_ERROR;
-      goto out;
-    }
-
-  /* stap -I GEN -I STATIC [-R RUNTIME] -d BINARY [-g] OPTIONS... SCRIPT
-     ARGS...  */
+/* stap's command line: stap -I GEN -I STATIC [--sysroot] [-R RUNTIME]
+   [--target-namespaces] -d BINARY [-g] [-G, -D gostap adds] OPTIONS...
+   SCRIPT ARGS..., the script gostap read in place of its file (C's
+   script_copy); NULL after one line.  */
+static char **
+stap_argv (int argc, char **argv, const struct run_opts *o,
+           const struct run_script *s, struct stap_cmd *c)
+{
   const char *tapsets = getenv ("GOSTAP_TAPSETS");
-  int end = script_at < 0 ? argc : script_at;
-  sargv = calloc ((size_t) argc + 18, sizeof *sargv);
-  if (sargv == NULL)
-    goto out;
+  int end = o->script_at < 0 ? argc : o->script_at;
+  char **v = calloc ((size_t) argc + 18, sizeof *v);
+  if (v == NULL)
+    {
+      error (0, errno, "stap's command line");
+      return NULL;
+    }
   int k = 0;
-  sargv[k++] = (char *) run_stap_program ();
-  sargv[k++] = (char *) "-I";
-  sargv[k++] = gendir;
-  sargv[k++] = (char *) "-I";
-  sargv[k++] = (char *) (tapsets ? tapsets : GOSTAP_TAPSETDIR);
-  binpath = strdup (b.probe_path);
-  if (binpath == NULL)
-    goto out;
+  v[k++] = (char *) run_stap_program ();
+  v[k++] = (char *) "-I";
+  v[k++] = c->gendir;
+  v[k++] = (char *) "-I";
+  v[k++] = (char *) (tapsets ? tapsets : GOSTAP_TAPSETDIR);
   /* stap 5.1's runtime looks a probe's path up when the module loads,
      in the mount namespace of --target-namespaces' process (stapio
      passes it), else in its own, where the container's path names
      nothing (measured in the guest: "Couldn't resolve target program
      file path").  */
-  if (sysroot_opt != NULL)
-    sargv[k++] = sysroot_opt;
-  if (runtime != NULL)
+  if (c->sysroot_opt != NULL)
+    v[k++] = c->sysroot_opt;
+  if (c->runtime != NULL)
     {
-      sargv[k++] = (char *) "-R";
-      sargv[k++] = runtime;
+      v[k++] = (char *) "-R";
+      v[k++] = c->runtime;
     }
-  if (ns_opt != NULL)
-    sargv[k++] = ns_opt;
-  sargv[k++] = (char *) "-d";
-  sargv[k++] = binpath;
-  if (guru)
-    sargv[k++] = (char *) "-g";
-  if ((pprof != NULL || folded != NULL) && strstr (s.text, "go_profile"))
+  if (c->ns_opt != NULL)
+    v[k++] = c->ns_opt;
+  v[k++] = (char *) "-d";
+  v[k++] = c->binpath;
+  if (c->guru)
+    v[k++] = (char *) "-g";
+  if ((o->pprof != NULL || o->folded != NULL) && strstr (s->text, "go_profile"))
     {
       /* go_profile_wanted() (tapsets/go_profile.stp).  */
-      sargv[k++] = (char *) "-G";
-      sargv[k++] = (char *) "_go_profile_wanted=1";
+      v[k++] = (char *) "-G";
+      v[k++] = (char *) "_go_profile_wanted=1";
     }
   /* go_fmt's printer (tapsets/go_fmt.stp) calls itself once or twice a
      level of the value it prints: stap allows 8 nested calls to a script
      with recursion, go_fmt_depth's default of 4 needs up to 20.  */
-  if (strstr (s.text, "go_fmt") && !user_nesting)
-    sargv[k++] = (char *) "-DMAXNESTING=32";
+  if (strstr (s->text, "go_fmt") && !o->user_nesting)
+    v[k++] = (char *) "-DMAXNESTING=32";
   for (int i = 1; i < end; i++)
     {
       if (strcmp (argv[i], "-t") == 0)
@@ -680,47 +669,107 @@ cmd_run (int argc, char **argv)
           i += pw - 1;
           continue;
         }
-      sargv[k++] = argv[i];
+      v[k++] = argv[i];
     }
   for (int i = end; i < argc; i++)
-    sargv[k++] = argv[i];
-  sargv[k] = NULL;
+    v[k++] = argv[i];
+  v[k] = NULL;
   /* stap reads the script gostap read, not the file again.  */
-  if (script_at >= 0 && script_at < argc && inline_script == NULL)
+  if (o->script_at >= 0 && o->script_at < argc && o->inline_script == NULL)
     {
-      if ((script_copy = run_cache_script (&s)) == NULL)
+      if ((c->script_copy = run_cache_script (s)) == NULL)
         {
-          ret = EXIT_ERROR;
-          goto out;
+          free (v);
+          return NULL;
         }
-      sargv[k - (argc - script_at)] = script_copy;
+      v[k - (argc - o->script_at)] = c->script_copy;
     }
-  if (verbose)
+  return v;
+}
+
+int
+cmd_run (int argc, char **argv)
+{
+  struct run_opts o;
+  int ret = parse_run_args (argc, argv, &o);
+  if (ret >= 0)
+    return ret;
+  struct run_script s = { 0 };
+  struct run_target t = { 0 };
+  struct stap_cmd c = { 0 };
+  struct go_bin b;
+  bool opened = false, aranges = false;
+  char **sargv = NULL;
+
+  ret = EXIT_ERROR;
+  if (o.target != NULL)
+    t.program = strdup (o.target);
+  else if (o.cmd != NULL)
+    t.program = run_command_program (o.cmd);
+  else if (run_pid_target (o.pid, &t) != 0)
+    goto out;
+  if (t.program == NULL || run_read_script (&s, o.script, o.inline_script) != 0)
+    goto out;
+  if ((ret = open_target (&b, &t, o.pid, &c, &aranges, &opened)) != EXIT_OK)
+    goto out;
+  c.gendir = generate (&b, &s, &c.guru, &ret);
+  if (c.gendir == NULL || (ret = run_script_check_locals (
+        &b, &s, o.script_at < 0 ? argc : o.script_at, argv)) != EXIT_OK)
+    goto out;
+  /* stap refuses -g with --unprivileged: without it, stap itself refuses
+     the probes the script uses between line-table rows (gostap-scripts(7)).  */
+  if (c.guru && o.unprivileged)
+    {
+      c.guru = false;
+      if (o.verbose)
+        fprintf (stderr, "gostap: --unprivileged: no -g; stap refuses the "
+                 "probes between line-table rows there\n");
+    }
+
+  ret = EXIT_ERROR;
+  bool runs = o.pass == NULL || atoi (o.pass) >= 5;
+  const char *nopf = getenv ("GOSTAP_NO_PREFLIGHT");
+  if ((nopf == NULL || strcmp (nopf, "1") != 0)
+      && run_preflight (gobin_has_debuginfo (&b)
+                        && !gobin_dwarf_companion (&b) && !aranges,
+                        runs) != 0)
+    goto out;
+  /* stap before 5.1 drops records in its relay transport, and the end of
+     a run: a copy of its runtime with both fixed (run-runtime.c), unless
+     the user names one.  */
+  bool refused = false;
+  if (!o.own_runtime
+      && (c.runtime = run_runtime_fixed (true, &refused)) == NULL && refused)
+    goto out;
+  if ((c.binpath = strdup (b.probe_path)) == NULL
+      || (sargv = stap_argv (argc, argv, &o, &s, &c)) == NULL)
+    goto out;
+  if (o.verbose)
     {
       fputs ("gostap: running:", stderr);
-      for (int i = 0; i < k; i++)
+      for (int i = 0; sargv[i] != NULL; i++)
         fprintf (stderr, " %s", sargv[i]);
       fputc ('\n', stderr);
     }
   /* The binary stays open: the stacks are symbolized from it, the
      warnings folded by its functions.  Before pass 5 nothing runs: no
      output to expand, no profile to write.  */
-  ret = run_stap (sargv, &b, verbose,
-                  runs && (run_script_records_stacks (&s) || pprof != NULL
-                           || folded != NULL),
-                  outfile_whole ? outfile : NULL, runs ? pprof : NULL,
-                  runs ? folded : NULL, t.sysroot);
+  ret = run_stap (sargv, &b, o.verbose,
+                  runs && (run_script_records_stacks (&s) || o.pprof != NULL
+                           || o.folded != NULL),
+                  o.outfile_whole ? o.outfile : NULL, runs ? o.pprof : NULL,
+                  runs ? o.folded : NULL, t.sysroot);
 out:
   if (opened)
     gobin_close (&b);
   run_script_free (&s);
   free (sargv);
   run_target_free (&t);
-  free (sysroot_opt);
-  free (ns_opt);
-  free (runtime);
-  free (gendir);
-  free (script_copy);
-  free (binpath);
+  free (c.sysroot_opt);
+  free (c.ns_opt);
+  free (c.runtime);
+  free (c.gendir);
+  free (c.script_copy);
+  free (c.binpath);
   return ret;
 }

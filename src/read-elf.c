@@ -337,12 +337,44 @@ read_dwarf_facts (struct go_bin *b)
     || gobin_section (b, ".zdebug_info", &sh) != NULL;
 }
 
-int
-gobin_elf_open (struct go_bin *b, const char *path)
+/* B's absolute path for PATH, the file ST describes: its canonical name,
+   unless that names another file: under /proc/PID/root/ a link may name
+   a file of another mount namespace, which the same path names
+   differently here (a container's binary); then the path as given, made
+   absolute.  */
+static int
+name_file (struct go_bin *b, const char *path, const struct stat *st)
 {
-  int ret;
+  b->abspath = realpath (path, NULL);
+  if (b->abspath == NULL)
+    {
+      error (0, errno, "%s: realpath", path);
+      return EXIT_ERROR;
+    }
+  struct stat canon;
+  if (stat (b->abspath, &canon) == 0 && canon.st_dev == st->st_dev
+      && canon.st_ino == st->st_ino)
+    return EXIT_OK;
+  char *cwd = path[0] == '/' ? NULL : getcwd (NULL, 0);
+  free (b->abspath);
+  b->abspath = NULL;
+  if (path[0] == '/')
+    b->abspath = strdup (path);
+  else if (cwd != NULL && asprintf (&b->abspath, "%s/%s", cwd, path) < 0)
+    b->abspath = NULL;
+  free (cwd);
+  if (b->abspath == NULL)
+    {
+      error (0, errno, "%s: cannot name it", path);
+      return EXIT_ERROR;
+    }
+  return EXIT_OK;
+}
 
-  elf_version (EV_CURRENT);
+/* Open PATH, a regular file, into B (its descriptor and absolute path).  */
+static int
+open_file (struct go_bin *b, const char *path)
+{
   b->fd = open (path, O_RDONLY | O_CLOEXEC);
   if (b->fd < 0)
     {
@@ -360,34 +392,15 @@ gobin_elf_open (struct go_bin *b, const char *path)
       error (0, 0, "%s: not a regular file", path);
       return EXIT_BADINPUT;
     }
-  b->abspath = realpath (path, NULL);
-  if (b->abspath == NULL)
-    {
-      error (0, errno, "%s: realpath", path);
-      return EXIT_ERROR;
-    }
-  /* The canonical name must be the file opened: under /proc/PID/root/
-     a link may name a file of another mount namespace, which the same
-     path names differently here (a container's binary).  Then keep the
-     path as given, made absolute.  */
-  struct stat canon;
-  if (stat (b->abspath, &canon) != 0 || canon.st_dev != st.st_dev
-      || canon.st_ino != st.st_ino)
-    {
-      char *cwd = path[0] == '/' ? NULL : getcwd (NULL, 0);
-      free (b->abspath);
-      b->abspath = NULL;
-      if (path[0] == '/')
-        b->abspath = strdup (path);
-      else if (cwd != NULL && asprintf (&b->abspath, "%s/%s", cwd, path) < 0)
-        b->abspath = NULL;
-      free (cwd);
-      if (b->abspath == NULL)
-        {
-          error (0, errno, "%s: cannot name it", path);
-          return EXIT_ERROR;
-        }
-    }
+  return name_file (b, path, &st);
+}
+
+/* B's ELF handle, its bytes and its header (*EHDR): a 64-bit
+   little-endian x86-64 or aarch64 file, or one line saying what it is
+   not.  */
+static int
+read_header (struct go_bin *b, const char *path, GElf_Ehdr *ehdr)
+{
   /* Read, not mapped: a private mapping of an executable file may be
      executed, so the kernel puts the breakpoints of every uprobe that
      another tracer (a stap session, perf, bpftrace) has on the binary
@@ -413,25 +426,23 @@ gobin_elf_open (struct go_bin *b, const char *path)
              elf_errmsg (-1));
       return EXIT_BADINPUT;
     }
-
-  GElf_Ehdr ehdr;
-  if (gelf_getehdr (b->elf, &ehdr) == NULL)
+  if (gelf_getehdr (b->elf, ehdr) == NULL)
     {
       error (0, 0, "%s: bad ELF header: gelf_getehdr: %s", path,
              elf_errmsg (-1));
       return EXIT_BADINPUT;
     }
-  if (ehdr.e_ident[EI_CLASS] != ELFCLASS64)
+  if (ehdr->e_ident[EI_CLASS] != ELFCLASS64)
     {
       error (0, 0, "%s: 32-bit ELF files are not supported", path);
       return EXIT_BADINPUT;
     }
-  if (ehdr.e_ident[EI_DATA] != ELFDATA2LSB)
+  if (ehdr->e_ident[EI_DATA] != ELFDATA2LSB)
     {
       error (0, 0, "%s: big-endian ELF files are not supported", path);
       return EXIT_BADINPUT;
     }
-  switch (ehdr.e_machine)
+  switch (ehdr->e_machine)
     {
     case EM_X86_64:
       b->arch = GO_ARCH_AMD64;
@@ -442,39 +453,56 @@ gobin_elf_open (struct go_bin *b, const char *path)
     default:
       error (0, 0, "%s: unsupported architecture (ELF machine %u); "
              "gostap reads x86-64 and aarch64 binaries", path,
-             (unsigned) ehdr.e_machine);
+             (unsigned) ehdr->e_machine);
       return EXIT_BADINPUT;
     }
   b->ptrsize = 8;
-  b->pie = ehdr.e_type == ET_DYN;
+  b->pie = ehdr->e_type == ET_DYN;
+  return EXIT_OK;
+}
 
-  if ((ret = read_segments (b)) != EXIT_OK)
-    return ret;
-
+/* What B's section headers say, when it has readable ones: .symtab and
+   its function symbols, an external link, the DWARF's facts.  */
+static int
+read_sections (struct go_bin *b, const char *path, const GElf_Ehdr *ehdr)
+{
   size_t shnum = 0, shstrndx;
   b->has_section_headers = elf_getshdrnum (b->elf, &shnum) == 0 && shnum > 1
     && elf_getshdrstrndx (b->elf, &shstrndx) == 0
     && elf_getscn (b->elf, 1) != NULL;
-  if (!b->has_section_headers && ehdr.e_shoff != 0)
+  if (!b->has_section_headers && ehdr->e_shoff != 0)
     error (0, 0, "%s: warning: unreadable section headers (%s); using the "
            "program headers only", path, elf_errmsg (-1));
-  if (b->has_section_headers)
+  if (!b->has_section_headers)
+    return EXIT_OK;
+  GElf_Shdr sh;
+  Elf_Scn *scn = NULL;
+  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
     {
-      GElf_Shdr sh;
-      Elf_Scn *scn = NULL;
-      while ((scn = elf_nextscn (b->elf, scn)) != NULL)
-        {
-          GElf_Shdr *s = gelf_getshdr (scn, &sh);
-          if (s != NULL && s->sh_type == SHT_SYMTAB && s->sh_size > 0)
-            b->has_symtab = true;
-        }
-      if (b->has_symtab
-          && elf_function_symbols (b->elf, path, &b->syms, &b->nsyms) != 0)
-        return EXIT_ERROR;
-      /* Go's own linker writes no .comment; gcc and clang do.  */
-      b->external_link = gobin_section (b, ".comment", &sh) != NULL;
-      read_dwarf_facts (b);
+      GElf_Shdr *s = gelf_getshdr (scn, &sh);
+      if (s != NULL && s->sh_type == SHT_SYMTAB && s->sh_size > 0)
+        b->has_symtab = true;
     }
+  if (b->has_symtab
+      && elf_function_symbols (b->elf, path, &b->syms, &b->nsyms) != 0)
+    return EXIT_ERROR;
+  /* Go's own linker writes no .comment; gcc and clang do.  */
+  b->external_link = gobin_section (b, ".comment", &sh) != NULL;
+  read_dwarf_facts (b);
+  return EXIT_OK;
+}
+
+int
+gobin_elf_open (struct go_bin *b, const char *path)
+{
+  int ret;
+  GElf_Ehdr ehdr;
+  elf_version (EV_CURRENT);
+  if ((ret = open_file (b, path)) != EXIT_OK
+      || (ret = read_header (b, path, &ehdr)) != EXIT_OK
+      || (ret = read_segments (b)) != EXIT_OK
+      || (ret = read_sections (b, path, &ehdr)) != EXIT_OK)
+    return ret;
   read_build_id (b);
   return EXIT_OK;
 }

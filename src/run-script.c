@@ -61,36 +61,109 @@ run_script_check_matched (const struct run_script *s, const char *binary)
   return 0;
 }
 
+/* The contents of the file PATH (malloc'd, NUL-terminated); NULL after
+   one line.  */
+static char *
+read_text (const char *path)
+{
+  char *text = NULL;
+  FILE *f = fopen (path, "r");
+  if (f == NULL)
+    {
+      error (0, errno, "%s: cannot open", path);
+      return NULL;
+    }
+  size_t size = 0;
+  FILE *m = open_memstream (&text, &size);
+  char buf[8192];
+  size_t k;
+  while (m != NULL && (k = fread (buf, 1, sizeof buf, f)) > 0)
+    fwrite (buf, 1, k, m);
+  bool bad = ferror (f);
+  fclose (f);
+  if (m == NULL || fclose (m) != 0 || bad)
+    {
+      error (0, errno, "%s: cannot read", path);
+      free (text);
+      return NULL;
+    }
+  return text;
+}
+
+/* Where what starts at P in TEXT ends when it names no probe point: a
+   comment (//, #, C style) or a string literal: its last character, or
+   the text's NUL when it does not end.  NULL for anything else ($# and
+   @#, the number of script arguments, are no comment).  */
+static const char *
+skip_inert (const char *text, const char *p)
+{
+  if ((p[0] == '/' && p[1] == '/')
+      || (p[0] == '#' && (p == text || (p[-1] != '$' && p[-1] != '@'))))
+    return p + strcspn (p, "\n");
+  if (p[0] == '/' && p[1] == '*')
+    {
+      const char *e = strstr (p + 2, "*/");
+      return e != NULL ? e + 1 : p + strlen (p);
+    }
+  if (p[0] == '"')
+    {
+      for (p++; *p != '\0' && *p != '"'; p++)
+        if (p[0] == '\\' && p[1] != '\0')
+          p++;
+      return p;
+    }
+  return NULL;
+}
+
+/* The go.func probe point at P: added to S's patterns, marked optional
+   (a trailing ? or !) and uncertain when its handler may not run at every
+   hit (UNCERTAIN already: outside a probe statement's points, in an alias
+   definition or a preprocessor branch; or it has a condition).  Its
+   length is *LEN; -1 when memory runs out.  */
+static int
+add_point (struct run_script *s, const char *p, bool uncertain, size_t *len)
+{
+  size_t n = 8;
+  while (ident_char (p[n]) || p[n] == '.' || p[n] == '*' || p[n] == '?'
+         || p[n] == '[' || p[n] == ']')
+    n++;
+  *len = n;
+  /* A trailing ? or ! (or one after blanks) makes the probe point
+     optional in SystemTap: it may match nothing.  */
+  bool optional = false;
+  while (n > 8 && (p[n - 1] == '.' || p[n - 1] == '?'))
+    optional |= p[--n] == '?';
+  const char *q = p + *len + strspn (p + *len, " \t");
+  optional |= *q == '?' || *q == '!';
+  /* probe POINT if (COND): stap runs the handler only while COND
+     holds (it may even unregister the probe).  */
+  if (*q == '?' || *q == '!')
+    q += 1 + strspn (q + 1, " \t\n");
+  q += strspn (q, " \t\n");
+  uncertain |= strncmp (q, "if", 2) == 0 && !ident_char (q[2]);
+  return n > 8 ? add_pattern (s, p, n, optional, uncertain) : 0;
+}
+
+/* Whether P names a static alias built on a return alias.  */
+static bool
+names_runtime_return (const char *p)
+{
+  for (size_t k = 0; k < sizeof tapset_return_aliases
+         / sizeof tapset_return_aliases[0]; k++)
+    if (strncmp (p, tapset_return_aliases[k],
+                 strlen (tapset_return_aliases[k])) == 0
+        && !ident_char (p[strlen (tapset_return_aliases[k])]))
+      return true;
+  return false;
+}
+
 int
 run_read_script (struct run_script *s, const char *path,
                  const char *inline_text)
 {
   memset (s, 0, sizeof *s);
   s->path = inline_text != NULL ? "-e script" : path;
-  if (inline_text != NULL)
-    s->text = strdup (inline_text);
-  else
-    {
-      FILE *f = fopen (path, "r");
-      if (f == NULL)
-        {
-          error (0, errno, "%s: cannot open", path);
-          return -1;
-        }
-      size_t size = 0;
-      FILE *m = open_memstream (&s->text, &size);
-      char buf[8192];
-      size_t k;
-      while (m != NULL && (k = fread (buf, 1, sizeof buf, f)) > 0)
-        fwrite (buf, 1, k, m);
-      bool bad = ferror (f);
-      fclose (f);
-      if (m == NULL || fclose (m) != 0 || bad)
-        {
-          error (0, errno, "%s: cannot read", path);
-          return -1;
-        }
-    }
+  s->text = inline_text != NULL ? strdup (inline_text) : read_text (path);
   if (s->text == NULL)
     return -1;
   /* Where the scan is: inside how many preprocessor conditionals or macro
@@ -100,31 +173,12 @@ run_read_script (struct run_script *s, const char *path,
   bool head = false, alias_def = false;
   for (const char *p = s->text; *p != '\0'; p++)
     {
-      /* Comments (//, #, C style) and string literals name no probe;
-         $# and @# (the number of script arguments) are no comment.  */
-      if ((p[0] == '/' && p[1] == '/')
-          || (p[0] == '#' && (p == s->text || (p[-1] != '$' && p[-1] != '@'))))
+      const char *e = skip_inert (s->text, p);
+      if (e != NULL)
         {
-          p += strcspn (p, "\n");
-          if (*p == '\0')
+          if (*e == '\0')
             break;
-          continue;
-        }
-      if (p[0] == '/' && p[1] == '*')
-        {
-          const char *e = strstr (p + 2, "*/");
-          if (e == NULL)
-            break;
-          p = e + 1;
-          continue;
-        }
-      if (p[0] == '"')
-        {
-          for (p++; *p != '\0' && *p != '"'; p++)
-            if (p[0] == '\\' && p[1] != '\0')
-              p++;
-          if (*p == '\0')
-            break;
+          p = e;
           continue;
         }
       if (p[0] == '%' && (p[1] == '(' || p[1] == ')'))
@@ -149,39 +203,16 @@ run_read_script (struct run_script *s, const char *path,
       if (strncmp (p, "go.", 3) != 0
           || (p > s->text && (ident_char (p[-1]) || p[-1] == '.')))
         continue;
-      for (size_t k = 0; k < sizeof tapset_return_aliases
-             / sizeof tapset_return_aliases[0]; k++)
-        if (strncmp (p, tapset_return_aliases[k],
-                     strlen (tapset_return_aliases[k])) == 0
-            && !ident_char (p[strlen (tapset_return_aliases[k])]))
-          s->runtime_returns = true;
+      s->runtime_returns |= names_runtime_return (p);
       if (strncmp (p, "go.func.", 8) != 0)
         continue;
-      size_t n = 8;
-      while (ident_char (p[n]) || p[n] == '.' || p[n] == '*' || p[n] == '?'
-             || p[n] == '[' || p[n] == ']')
-        n++;
-      size_t end = n;
-      /* A trailing ? or ! (or one after blanks) makes the probe point
-         optional in SystemTap: it may match nothing.  */
-      bool optional = false;
-      while (n > 8 && (p[n - 1] == '.' || p[n - 1] == '?'))
-        optional |= p[--n] == '?';
-      const char *q = p + end + strspn (p + end, " \t");
-      optional |= *q == '?' || *q == '!';
-      /* probe POINT if (COND): stap runs the handler only while COND
-         holds (it may even unregister the probe).  */
-      if (*q == '?' || *q == '!')
-        q += 1 + strspn (q + 1, " \t\n");
-      q += strspn (q, " \t\n");
-      bool uncertain = (strncmp (q, "if", 2) == 0 && !ident_char (q[2]))
-        || !head || alias_def || pp_depth > 0;
-      if (n > 8 && add_pattern (s, p, n, optional, uncertain) != 0)
+      size_t len;
+      if (add_point (s, p, !head || alias_def || pp_depth > 0, &len) != 0)
         {
           error (0, errno, "out of memory");
           return -1;
         }
-      p += end - 1;
+      p += len - 1;
     }
   return 0;
 }

@@ -543,34 +543,14 @@ copy_sections (Elf *e, struct companion *c, const struct go_bin *b,
 }
 
 /* Every function of the binary into C's tables.  */
+/* Every function of B (model M) into C: its subprogram DIE (into KIDS),
+   its line sequence, its FDE, its symbol (in section TEXT when inside
+   [TEXT_LO, TEXT_HI)); and the unit's range.  */
 static int
-build (struct companion *c, struct go_model *m, const struct go_bin *b,
-       unsigned text, uint64_t text_lo, uint64_t text_hi)
+add_functions (struct companion *c, struct buf *kids, struct go_model *m,
+               const struct go_bin *b, unsigned text, uint64_t text_lo,
+               uint64_t text_hi)
 {
-  /* Abbreviations: 1 the unit, 2 a subprogram (every value below 128:
-     one ULEB128 byte each, the children flag included).  */
-  static const uint8_t abbrevs[] = {
-    1, DW_TAG_compile_unit, DW_CHILDREN_yes,
-    DW_AT_producer, DW_FORM_string, DW_AT_language, DW_FORM_data1,
-    DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr,
-    DW_AT_high_pc, DW_FORM_data8, DW_AT_stmt_list, DW_FORM_sec_offset,
-    0, 0,
-    2, DW_TAG_subprogram, DW_CHILDREN_no,
-    DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr,
-    DW_AT_high_pc, DW_FORM_data8, DW_AT_frame_base, DW_FORM_exprloc,
-    0, 0,
-    0,
-  };
-  put (&c->abbrev, abbrevs, sizeof abbrevs);
-
-  GElf_Sym none = { 0 };
-  put (&c->symtab, &none, sizeof none);
-  u8 (&c->strtab, 0);
-  frame_cie (c);
-
-  /* The unit's DIE is written once the range is known: its children
-     first, into INFO from the header's end.  */
-  struct buf kids = { 0 };
   c->low = UINT64_MAX;
   c->high = 0;
   for (size_t i = 0; i < b->nfuncs; i++)
@@ -581,11 +561,8 @@ build (struct companion *c, struct go_model *m, const struct go_bin *b,
       struct go_func_model fm;
       int ret = go_model_func (m, f, MODEL_TABLES, &fm);
       if (ret != EXIT_OK)
-        {
-          free (kids.p);
-          return ret;
-        }
-      info_subprogram (&kids, &fm);
+        return ret;
+      info_subprogram (kids, &fm);
       line_sequence (c, &fm);
       frame_fde (c, &fm);
       bool in_text = fm.entry >= text_lo && fm.entry < text_hi;
@@ -598,8 +575,13 @@ build (struct companion *c, struct go_model *m, const struct go_bin *b,
     }
   if (c->low > c->high)
     c->low = c->high = 0;
+  return EXIT_OK;
+}
 
-  /* .debug_info: the unit header, its DIE, the subprograms, the end.  */
+/* .debug_info: the unit header, its DIE, the subprograms KIDS, the end.  */
+static void
+write_info (struct companion *c, struct buf *kids)
+{
   struct buf *in = &c->info;
   uword (in, 0, 4);             /* unit length, patched */
   uword (in, 4, 2);             /* DWARF 4 */
@@ -612,13 +594,16 @@ build (struct companion *c, struct go_model *m, const struct go_bin *b,
   uword (in, c->low, 8);
   uword (in, c->high - c->low, 8);
   uword (in, 0, 4);             /* the line program at 0 */
-  put (in, kids.p, kids.n);
-  in->oom |= kids.oom;
-  free (kids.p);
+  put (in, kids->p, kids->n);
+  in->oom |= kids->oom;
   u8 (in, 0);
   patch32 (in, 0, in->n - 4);
+}
 
-  /* .debug_aranges: the unit's one range.  */
+/* .debug_aranges: the unit's one range.  */
+static void
+write_aranges (struct companion *c)
+{
   struct buf *ar = &c->aranges;
   uword (ar, 0, 4);
   uword (ar, 2, 2);
@@ -631,9 +616,13 @@ build (struct companion *c, struct go_model *m, const struct go_bin *b,
   uword (ar, 0, 8);
   uword (ar, 0, 8);
   patch32 (ar, 0, ar->n - 4);
+}
 
-  /* .debug_line: the header, with the file table the program filled,
-     then the program.  */
+/* .debug_line: the header, with the file table the program filled, then
+   the program.  */
+static void
+write_line (struct companion *c)
+{
   struct buf *l = &c->line;
   static const uint8_t std_lengths[OPCODE_BASE - 1] =
     { 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
@@ -656,7 +645,44 @@ build (struct companion *c, struct go_model *m, const struct go_bin *b,
   put (l, c->prog.p, c->prog.n);
   l->oom |= c->prog.oom;
   patch32 (l, 0, l->n - 4);
+}
 
+static int
+build (struct companion *c, struct go_model *m, const struct go_bin *b,
+       unsigned text, uint64_t text_lo, uint64_t text_hi)
+{
+  /* Abbreviations: 1 the unit, 2 a subprogram (every value below 128:
+     one ULEB128 byte each, the children flag included).  */
+  static const uint8_t abbrevs[] = {
+    1, DW_TAG_compile_unit, DW_CHILDREN_yes,
+    DW_AT_producer, DW_FORM_string, DW_AT_language, DW_FORM_data1,
+    DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr,
+    DW_AT_high_pc, DW_FORM_data8, DW_AT_stmt_list, DW_FORM_sec_offset,
+    0, 0,
+    2, DW_TAG_subprogram, DW_CHILDREN_no,
+    DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr,
+    DW_AT_high_pc, DW_FORM_data8, DW_AT_frame_base, DW_FORM_exprloc,
+    0, 0,
+    0,
+  };
+  put (&c->abbrev, abbrevs, sizeof abbrevs);
+  GElf_Sym none = { 0 };
+  put (&c->symtab, &none, sizeof none);
+  u8 (&c->strtab, 0);
+  frame_cie (c);
+  /* The unit's DIE is written once the range is known: its children
+     first, into KIDS.  */
+  struct buf kids = { 0 };
+  int ret = add_functions (c, &kids, m, b, text, text_lo, text_hi);
+  if (ret == EXIT_OK)
+    {
+      write_info (c, &kids);
+      write_aranges (c);
+      write_line (c);
+    }
+  free (kids.p);
+  if (ret != EXIT_OK)
+    return ret;
   struct buf *all[] = { &c->abbrev, &c->info, &c->line, &c->frame,
     &c->aranges, &c->symtab, &c->strtab };
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)

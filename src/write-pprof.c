@@ -129,176 +129,249 @@ fill_mapping (const struct go_bin *b, Mapping *m)
     }
 }
 
+/* The messages of one profile, each array as protobuf-c wants it (the
+   messages and the pointers to them), and its string table.  */
+struct pb
+{
+  ValueType *types, **ptypes, period;
+  Sample *samples, **psamples;
+  Label *labels, **plabels;
+  Location *locs, **plocs;
+  Line *lines, **plines;
+  Function *funcs, **pfuncs;
+  uint64_t *locids;
+  int64_t *values;
+  Mapping mapping, *pmapping;
+  struct strings st;
+  bool oom;             /* a string could not be added */
+};
+
+/* Allocate A's arrays for P; false when memory runs out.  */
+static bool
+pb_alloc (struct pb *a, const struct profile *p)
+{
+  memset (a, 0, sizeof *a);
+  a->period = (ValueType) GOSTAP__PPROF__VALUE_TYPE__INIT;
+  a->mapping = (Mapping) GOSTAP__PPROF__MAPPING__INIT;
+  a->pmapping = &a->mapping;
+  a->types = calloc (p->ntypes, sizeof *a->types);
+  a->ptypes = calloc (p->ntypes, sizeof *a->ptypes);
+  a->samples = calloc (p->nsamples, sizeof *a->samples);
+  a->psamples = calloc (p->nsamples, sizeof *a->psamples);
+  a->labels = calloc (p->nlabels, sizeof *a->labels);
+  a->plabels = calloc (p->nlabels, sizeof *a->plabels);
+  a->locs = calloc (p->nlocs, sizeof *a->locs);
+  a->plocs = calloc (p->nlocs, sizeof *a->plocs);
+  a->lines = calloc (p->nlines, sizeof *a->lines);
+  a->plines = calloc (p->nlines, sizeof *a->plines);
+  a->funcs = calloc (p->nfuncs, sizeof *a->funcs);
+  a->pfuncs = calloc (p->nfuncs, sizeof *a->pfuncs);
+  a->locids = calloc (p->nsample_locs, sizeof *a->locids);
+  a->values = calloc (p->nsamples * p->ntypes, sizeof *a->values);
+  return !((p->ntypes && (a->types == NULL || a->ptypes == NULL))
+           || (p->nsamples && (a->samples == NULL || a->psamples == NULL
+                               || a->values == NULL))
+           || (p->nlabels && (a->labels == NULL || a->plabels == NULL))
+           || (p->nlocs && (a->locs == NULL || a->plocs == NULL))
+           || (p->nlines && (a->lines == NULL || a->plines == NULL))
+           || (p->nfuncs && (a->funcs == NULL || a->pfuncs == NULL))
+           || (p->nsample_locs && a->locids == NULL)
+           || str_index (&a->st, "") != 0);
+}
+
+static void
+pb_free (struct pb *a)
+{
+  free (a->st.v);
+  free (a->st.ht);
+  free (a->types);
+  free (a->ptypes);
+  free (a->samples);
+  free (a->psamples);
+  free (a->labels);
+  free (a->plabels);
+  free (a->locs);
+  free (a->plocs);
+  free (a->lines);
+  free (a->plines);
+  free (a->funcs);
+  free (a->pfuncs);
+  free (a->locids);
+  free (a->values);
+}
+
+/* The index of S in A's string table.  */
+static int64_t
+pb_str (struct pb *a, const char *s)
+{
+  return str_add (&a->st, s, &a->oom);
+}
+
+/* P's sample types and period into PR.  */
+static void
+pb_types (struct pb *a, const struct profile *p, Profile *pr)
+{
+  for (size_t i = 0; i < p->ntypes; i++)
+    {
+      gostap__pprof__value_type__init (&a->types[i]);
+      a->types[i].type = pb_str (a, p->type[i].type);
+      a->types[i].unit = pb_str (a, p->type[i].unit);
+      a->ptypes[i] = &a->types[i];
+    }
+  pr->n_sample_type = p->ntypes;
+  pr->sample_type = a->ptypes;
+  if (p->has_period)
+    {
+      a->period.type = pb_str (a, p->period_type.type);
+      a->period.unit = pb_str (a, p->period_type.unit);
+      pr->period_type = &a->period;
+      pr->period = p->period;
+    }
+}
+
+/* P's functions, and its locations with their lines (inlined calls),
+   into PR.  */
+static void
+pb_code (struct pb *a, const struct profile *p, Profile *pr)
+{
+  for (size_t i = 0; i < p->nfuncs; i++)
+    {
+      gostap__pprof__function__init (&a->funcs[i]);
+      a->funcs[i].id = i + 1;
+      a->funcs[i].name = pb_str (a, p->funcs[i].name);
+      a->funcs[i].system_name = pb_str (a, p->funcs[i].system_name);
+      a->funcs[i].filename = pb_str (a, p->funcs[i].file);
+      a->funcs[i].start_line = p->funcs[i].start_line;
+      a->pfuncs[i] = &a->funcs[i];
+    }
+  pr->n_function = p->nfuncs;
+  pr->function = a->pfuncs;
+  for (size_t i = 0; i < p->nlines; i++)
+    {
+      gostap__pprof__line__init (&a->lines[i]);
+      a->lines[i].function_id = p->lines[i].func + 1;
+      a->lines[i].line = p->lines[i].line;
+      a->plines[i] = &a->lines[i];
+    }
+  for (size_t i = 0; i < p->nlocs; i++)
+    {
+      gostap__pprof__location__init (&a->locs[i]);
+      a->locs[i].id = i + 1;
+      a->locs[i].mapping_id = 1;
+      a->locs[i].address = p->locs[i].address;
+      a->locs[i].n_line = p->locs[i].nlines;
+      a->locs[i].line = a->plines + p->locs[i].line0;
+      a->plocs[i] = &a->locs[i];
+    }
+  pr->n_location = p->nlocs;
+  pr->location = a->plocs;
+}
+
+/* P's samples with their locations, values and labels into PR.  */
+static void
+pb_samples (struct pb *a, const struct profile *p, Profile *pr)
+{
+  for (size_t i = 0; i < p->nlabels; i++)
+    {
+      gostap__pprof__label__init (&a->labels[i]);
+      a->labels[i].key = pb_str (a, p->labels[i].key);
+      a->labels[i].str = pb_str (a, p->labels[i].value);
+      a->plabels[i] = &a->labels[i];
+    }
+  for (size_t i = 0; i < p->nsample_locs; i++)
+    a->locids[i] = p->sample_locs[i] + 1;
+  for (size_t i = 0; i < p->nsamples; i++)
+    {
+      const struct profile_sample *s = &p->samples[i];
+      Sample *out = &a->samples[i];
+      gostap__pprof__sample__init (out);
+      out->n_location_id = s->nlocs;
+      out->location_id = a->locids + s->loc0;
+      out->n_value = p->ntypes;
+      out->value = a->values + i * p->ntypes;
+      memcpy (out->value, s->value, p->ntypes * sizeof *a->values);
+      out->n_label = s->nlabels;
+      out->label = a->plabels + s->label0;
+      a->psamples[i] = out;
+    }
+  pr->n_sample = p->nsamples;
+  pr->sample = a->psamples;
+}
+
+/* The one mapping: B's executable segment, its path and build id, all
+   symbolized.  */
+static void
+pb_mapping (struct pb *a, const struct go_bin *b, Profile *pr)
+{
+  a->mapping.id = 1;
+  fill_mapping (b, &a->mapping);
+  a->mapping.filename = pb_str (a, b->probe_path);
+  a->mapping.build_id = pb_str (a, b->build_id);
+  a->mapping.has_functions = a->mapping.has_filenames = true;
+  a->mapping.has_line_numbers = a->mapping.has_inline_frames = true;
+  pr->n_mapping = 1;
+  pr->mapping = &a->pmapping;
+}
+
+/* PR packed, gzipped, written to PATH (a temporary name, renamed).  */
+static int
+pack_and_write (const Profile *pr, const char *path)
+{
+  int ret = -1;
+  uint8_t *packed = NULL, *gz = NULL;
+  size_t gzlen = 0;
+  size_t len = gostap__pprof__profile__get_packed_size (pr);
+  if ((packed = malloc (len ? len : 1)) == NULL)
+    {
+      error (0, ENOMEM, "%s", path);
+      return -1;
+    }
+  gostap__pprof__profile__pack (pr, packed);
+  int zr = gzip (packed, len, &gz, &gzlen);
+  if (zr != Z_OK)
+    error (0, 0, "%s: deflate: %s", path, zError (zr));
+  else
+    {
+      struct stp_file sf;
+      if (stp_file_open_path (&sf, path) == 0)
+        {
+          bool ok = fwrite (gz, 1, gzlen, sf.f) == gzlen;
+          if (!ok)
+            error (0, errno, "%s: write", path);
+          ret = stp_file_close (&sf, ok);
+        }
+      else
+        stp_file_close (&sf, 0);
+    }
+  free (gz);
+  free (packed);
+  return ret;
+}
+
 int
 write_pprof (const struct profile *p, const char *path)
 {
   int ret = -1;
-  struct strings st = { 0 };
+  struct pb a;
   Profile pr = GOSTAP__PPROF__PROFILE__INIT;
-  ValueType *types = calloc (p->ntypes, sizeof *types), **ptypes
-    = calloc (p->ntypes, sizeof *ptypes), period = GOSTAP__PPROF__VALUE_TYPE__INIT;
-  Sample *samples = calloc (p->nsamples, sizeof *samples), **psamples
-    = calloc (p->nsamples, sizeof *psamples);
-  Label *labels = calloc (p->nlabels, sizeof *labels), **plabels
-    = calloc (p->nlabels, sizeof *plabels);
-  Location *locs = calloc (p->nlocs, sizeof *locs), **plocs
-    = calloc (p->nlocs, sizeof *plocs);
-  Line *lines = calloc (p->nlines, sizeof *lines), **plines
-    = calloc (p->nlines, sizeof *plines);
-  Function *funcs = calloc (p->nfuncs, sizeof *funcs), **pfuncs
-    = calloc (p->nfuncs, sizeof *pfuncs);
-  uint64_t *locids = calloc (p->nsample_locs, sizeof *locids);
-  int64_t *values = calloc (p->nsamples * p->ntypes, sizeof *values);
-  Mapping mapping = GOSTAP__PPROF__MAPPING__INIT, *pmapping = &mapping;
-  uint8_t *packed = NULL, *gz = NULL;
-  size_t gzlen = 0;
-  bool oom = false;
-
-  if ((p->ntypes && (types == NULL || ptypes == NULL))
-      || (p->nsamples && (samples == NULL || psamples == NULL
-                          || values == NULL))
-      || (p->nlabels && (labels == NULL || plabels == NULL))
-      || (p->nlocs && (locs == NULL || plocs == NULL))
-      || (p->nlines && (lines == NULL || plines == NULL))
-      || (p->nfuncs && (funcs == NULL || pfuncs == NULL))
-      || (p->nsample_locs && locids == NULL) || str_index (&st, "") != 0)
+  if (!pb_alloc (&a, p))
     goto oom;
-
-#define STR(s) str_add (&st, (s), &oom)
-  for (size_t i = 0; i < p->ntypes; i++)
-    {
-      gostap__pprof__value_type__init (&types[i]);
-      types[i].type = STR (p->type[i].type);
-      types[i].unit = STR (p->type[i].unit);
-      ptypes[i] = &types[i];
-    }
-  pr.n_sample_type = p->ntypes;
-  pr.sample_type = ptypes;
-  if (p->has_period)
-    {
-      period.type = STR (p->period_type.type);
-      period.unit = STR (p->period_type.unit);
-      pr.period_type = &period;
-      pr.period = p->period;
-    }
-
-  for (size_t i = 0; i < p->nfuncs; i++)
-    {
-      gostap__pprof__function__init (&funcs[i]);
-      funcs[i].id = i + 1;
-      funcs[i].name = STR (p->funcs[i].name);
-      funcs[i].system_name = STR (p->funcs[i].system_name);
-      funcs[i].filename = STR (p->funcs[i].file);
-      funcs[i].start_line = p->funcs[i].start_line;
-      pfuncs[i] = &funcs[i];
-    }
-  pr.n_function = p->nfuncs;
-  pr.function = pfuncs;
-
-  for (size_t i = 0; i < p->nlines; i++)
-    {
-      gostap__pprof__line__init (&lines[i]);
-      lines[i].function_id = p->lines[i].func + 1;
-      lines[i].line = p->lines[i].line;
-      plines[i] = &lines[i];
-    }
-  for (size_t i = 0; i < p->nlocs; i++)
-    {
-      gostap__pprof__location__init (&locs[i]);
-      locs[i].id = i + 1;
-      locs[i].mapping_id = 1;
-      locs[i].address = p->locs[i].address;
-      locs[i].n_line = p->locs[i].nlines;
-      locs[i].line = plines + p->locs[i].line0;
-      plocs[i] = &locs[i];
-    }
-  pr.n_location = p->nlocs;
-  pr.location = plocs;
-
-  for (size_t i = 0; i < p->nlabels; i++)
-    {
-      gostap__pprof__label__init (&labels[i]);
-      labels[i].key = STR (p->labels[i].key);
-      labels[i].str = STR (p->labels[i].value);
-      plabels[i] = &labels[i];
-    }
-  for (size_t i = 0; i < p->nsample_locs; i++)
-    locids[i] = p->sample_locs[i] + 1;
-  for (size_t i = 0; i < p->nsamples; i++)
-    {
-      const struct profile_sample *s = &p->samples[i];
-      gostap__pprof__sample__init (&samples[i]);
-      samples[i].n_location_id = s->nlocs;
-      samples[i].location_id = locids + s->loc0;
-      samples[i].n_value = p->ntypes;
-      samples[i].value = values + i * p->ntypes;
-      memcpy (samples[i].value, s->value, p->ntypes * sizeof *values);
-      samples[i].n_label = s->nlabels;
-      samples[i].label = plabels + s->label0;
-      psamples[i] = &samples[i];
-    }
-  pr.n_sample = p->nsamples;
-  pr.sample = psamples;
-
-  mapping.id = 1;
-  fill_mapping (p->b, &mapping);
-  mapping.filename = STR (p->b->probe_path);
-  mapping.build_id = STR (p->b->build_id);
-  mapping.has_functions = mapping.has_filenames = true;
-  mapping.has_line_numbers = mapping.has_inline_frames = true;
-  pr.n_mapping = 1;
-  pr.mapping = &pmapping;
-#undef STR
-  if (oom)
+  pb_types (&a, p, &pr);
+  pb_code (&a, p, &pr);
+  pb_samples (&a, p, &pr);
+  pb_mapping (&a, p->b, &pr);
+  if (a.oom)
     goto oom;
-  pr.n_string_table = st.n;
-  pr.string_table = st.v;
+  pr.n_string_table = a.st.n;
+  pr.string_table = a.st.v;
   struct timespec now;
   if (clock_gettime (CLOCK_REALTIME, &now) == 0)
     pr.time_nanos = (int64_t) now.tv_sec * 1000000000 + now.tv_nsec;
-
-  size_t len = gostap__pprof__profile__get_packed_size (&pr);
-  if ((packed = malloc (len ? len : 1)) == NULL)
-    goto oom;
-  gostap__pprof__profile__pack (&pr, packed);
-  int zr = gzip (packed, len, &gz, &gzlen);
-  if (zr != Z_OK)
-    {
-      error (0, 0, "%s: deflate: %s", path, zError (zr));
-      goto out;
-    }
-
-  struct stp_file sf;
-  if (stp_file_open_path (&sf, path) == 0)
-    {
-      bool ok = fwrite (gz, 1, gzlen, sf.f) == gzlen;
-      if (!ok)
-        error (0, errno, "%s: write", path);
-      ret = stp_file_close (&sf, ok);
-    }
-  else
-    stp_file_close (&sf, 0);
+  ret = pack_and_write (&pr, path);
   goto out;
 oom:
   error (0, ENOMEM, "%s", path);
 out:
-  free (gz);
-  free (packed);
-  free (st.v);
-  free (st.ht);
-  free (types);
-  free (ptypes);
-  free (samples);
-  free (psamples);
-  free (labels);
-  free (plabels);
-  free (locs);
-  free (plocs);
-  free (lines);
-  free (plines);
-  free (funcs);
-  free (pfuncs);
-  free (locids);
-  free (values);
+  pb_free (&a);
   return ret;
 }
