@@ -57,7 +57,10 @@
 #     elsewhere none; (i) in_inline_V, in_inlineSW_V (amd64): the inline
 #     fixture's own count of each small function's calls, inlined or not,
 #     equals go.func.FUNC's hits (fixtures/inline/count.stp), in all and
-#     per caller.
+#     per caller; (n) fmt_V, fmt_noswiss, fmt_nest: go_fmt_any() of the
+#     fmtvals fixture's values (e2e/fmtvals.stp) against the program's own
+#     fmt %+v, on Go 1.19, 1.24, 1.27, 1.24 with GOEXPERIMENT=noswissmap
+#     (x86-64), and with stap's own MAXNESTING (<too deep>, nothing fails).
 #
 # With E2E_ARCH=arm64 (run-e2e-arm64.sh) the guest is Debian trixie's
 # arm64 port under qemu-system-aarch64, its modules cross-compiled in a
