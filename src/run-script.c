@@ -144,6 +144,18 @@ add_point (struct run_script *s, const char *p, bool uncertain, size_t *len)
   return n > 8 ? add_pattern (s, p, n, optional, uncertain) : 0;
 }
 
+/* Whether the word at P is a NAME_fmt local (write-locals.c): it ends in
+   "_fmt" and is none of go_fmt.stp's own names.  */
+static bool
+names_fmt_local (const char *p)
+{
+  size_t n = 0;
+  while (ident_char (p[n]))
+    n++;
+  return n > 4 && strncmp (p + n - 4, "_fmt", 4) == 0
+    && strncmp (p, "go_fmt", 6) != 0;
+}
+
 /* Whether P names a static alias built on a return alias.  */
 static bool
 names_runtime_return (const char *p)
@@ -188,6 +200,7 @@ run_read_script (struct run_script *s, const char *path,
           continue;
         }
       bool word_start = p == s->text || !ident_char (p[-1]);
+      s->fmt_locals |= word_start && names_fmt_local (p);
       if (word_start && strncmp (p, "probe", 5) == 0 && !ident_char (p[5]))
         {
           head = true;

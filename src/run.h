@@ -25,6 +25,7 @@ struct run_script
                              or is the body of an alias definition */
   size_t npatterns;
   bool runtime_returns;   /* uses a static alias built on a return alias */
+  bool fmt_locals;        /* reads a NAME_fmt local (write_fmt_locals) */
 };
 
 /* The program of -c CMD: its first word, looked up in PATH (malloc'd), or

@@ -6,7 +6,9 @@
                      pointers, maps, chans, funcs as addresses
      NAME            strings as SystemTap strings, with NAME_ptr, NAME_len
      NAME_ptr/_len/_cap   slices;  NAME_type/_data  interfaces, and
-                     NAME_type_name, the dynamic type's name (go_types.stp)
+                     NAME_type_name, the dynamic type's name (go_types.stp),
+                     and for a script that reads them NAME_fmt, the value
+                     as fmt's %+v prints it (go_fmt.stp)
      NAME_FIELD      structs flattened (NAME_FIELD_SUB ...), arrays NAME_0..
      NAME_bits, NAME float32/float64: the IEEE bits (float32 in the low 32),
                      and Go's shortest string for them (go_float.stp), from
@@ -153,6 +155,28 @@ float_leaf (FILE *f, const char *base, const struct go_leaf *l, int freg,
     }
 }
 
+/* Set by cmd-run.c and cmd-gen.c (--script) before they write the
+   tapsets, from the script (run_script.fmt_locals): it reads a NAME_fmt
+   local.  stap keeps a go_fmt call whose result nothing reads
+   (tapsets/go_fmt.stp), so aliases set them only for such a script.  */
+bool write_fmt_locals;
+
+/* NAME_fmt after an interface's two words (its leaves T, then D, of
+   BASE): go_fmt_any() of its dynamic value, the type from the itab of an
+   interface with methods.  */
+static void
+fmt_local (FILE *f, const char *base, const struct go_leaf *t,
+           const struct go_leaf *d)
+{
+  size_t sl = strlen (d->suffix);
+  if (sl < 5 || strcmp (d->suffix + sl - 5, "_data") != 0)
+    return;
+  bool itab = t->iface == 1;
+  fprintf (f, "  %s%.*s_fmt = go_fmt_any(%s%s%s%s, %s%s)\n", base,
+           (int) (sl - 5), d->suffix, itab ? "go_itab_type(" : "", base,
+           t->suffix, itab ? ")" : "", base, d->suffix);
+}
+
 void
 write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
               bool results, const char *sp)
@@ -217,6 +241,8 @@ write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
                          bases[bi], l->suffix, itab ? "go_itab_type(" : "",
                          bases[bi], l->suffix, itab ? ")" : "");
               }
+            if (write_fmt_locals && k > 0 && v->leaves[k - 1].iface != 0)
+              fmt_local (f, bases[bi], &v->leaves[k - 1], l);
             if (l->string_len && k > 0)
               {
                 /* NAME = go_string(NAME_ptr, NAME_len): the suffix minus

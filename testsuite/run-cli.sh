@@ -222,6 +222,7 @@ fi
 # gives stap -DMAXNESTING=32 for a script that uses it (stap allows a
 # script with recursion 8), and keeps the user's own -D MAXNESTING=N.
 demo1=$(echo "$demos" | head -1)
+checks=$((checks + 1))
 fmt_script='probe go.func.main.handle { println(go_fmt_any(0, 0)) }'
 if "$GOSTAP" run -t "$demo1" -v -p2 -e "$fmt_script" > /dev/null 2> "$tmp/fmt1.err" &&
    grep -q -- ' -DMAXNESTING=32 ' "$tmp/fmt1.err" &&
@@ -232,6 +233,27 @@ if "$GOSTAP" run -t "$demo1" -v -p2 -e "$fmt_script" > /dev/null 2> "$tmp/fmt1.e
   echo "ok - gostap run: stap gets -DMAXNESTING=32 for a script using go_fmt, the user's -D MAXNESTING=40 alone when given, none for another script"
 else
   fail "gostap run -DMAXNESTING for go_fmt: $(grep -h 'running:\|ERROR\|error' "$tmp"/fmt[123].err | head -4)"
+fi
+
+# NAME_fmt locals: an alias sets one for each interface only for a script
+# that reads one (stap keeps a go_fmt call nothing reads): main.handle's
+# error result r1 (an interface with methods, its type from the itab).
+checks=$((checks + 1))
+printf 'probe go.func.main.handle.return { println(r1_fmt) }\n' > "$tmp/fmtl.stp"
+printf 'probe go.func.main.handle.return { println(r1_type_name) }\n' > "$tmp/nofmtl.stp"
+rm -rf "$tmp/gfmt" "$tmp/gnofmt"
+if "$GOSTAP" gen "$demo1" -o "$tmp/gfmt" --script "$tmp/fmtl.stp" 'main.handle' 2>/dev/null &&
+   "$GOSTAP" gen "$demo1" -o "$tmp/gnofmt" --script "$tmp/nofmtl.stp" 'main.handle' 2>/dev/null &&
+   grep -q '^  r1_fmt = go_fmt_any(go_itab_type(r1_type), r1_data)$' "$tmp/gfmt/go_funcs.stp" &&
+   ! grep -q '_fmt = ' "$tmp/gnofmt/go_funcs.stp" &&
+   "$GOSTAP" run -t "$demo1" -v -p2 "$tmp/fmtl.stp" > /dev/null 2> "$tmp/fmtl.err" &&
+   grep -q -- ' -DMAXNESTING=32 ' "$tmp/fmtl.err" &&
+   { st=0; "$GOSTAP" run -t "$demo1" -p2 -e 'probe go.func.main.handle.return { println(r0_fmt) }' \
+       > /dev/null 2> "$tmp/r0fmt.err" || st=$?; [ "$st" = 2 ]; } &&
+   grep -q "has no local 'r0_fmt'" "$tmp/r0fmt.err"; then
+  echo "ok - NAME_fmt: r1_fmt (the error result) set for a script that reads it, not for one that does not; gostap run -p2 takes it (with -DMAXNESTING=32) and refuses r0_fmt (a string)"
+else
+  fail "NAME_fmt locals: $(grep -h 'fmt\|ERROR\|error' "$tmp/gfmt/go_funcs.stp" "$tmp/fmtl.err" 2>/dev/null | head -3)"
 fi
 
 # Preflight failures, one line each.

@@ -348,7 +348,8 @@ for v in $VERSIONS; do
     cp "$src" "$share/bin/$f-$v"
     globs=("main.*")
     [ "$f" = grow ] && globs+=("runtime.mallocgc")
-    [ "$f" = fmtvals ] && globs=("main.record")
+    # (its aliases set v_fmt only for a script that reads it)
+    [ "$f" = fmtvals ] && globs=(--script "$share/scripts/fmtvals.stp" "main.record")
     gen "$share/bin/$f-$v" -o "$share/ts/$f-$v" "${globs[@]}" ||
       hard_error "gostap gen $f-$v failed"
   done
@@ -371,7 +372,7 @@ fi
 if amd64 && [ -n "$src" ]; then
   NOSWISS_VERSION=1.24
   cp "$src" "$share/bin/fmtvalsN-1.24"
-  gen "$share/bin/fmtvalsN-1.24" -o "$share/ts/fmtvalsN-1.24" "main.record" ||
+  gen "$share/bin/fmtvalsN-1.24" -o "$share/ts/fmtvalsN-1.24" --script "$share/scripts/fmtvals.stp" "main.record" ||
     hard_error "gostap gen fmtvalsN-1.24 failed"
 fi
 # (f) a -w build and a cgo build (Go $SPECIAL_VERSION): growW-V, cgo-V.
@@ -613,7 +614,7 @@ compile_one () {
     old+=(-R "$rt")
   fi
   # go_fmt's printer nests a call or two a level (gostap run does the same)
-  grep -q go_fmt "$share/scripts/$script.stp" && [ "$name" != fmt_nest ] && old+=(-DMAXNESTING=32)
+  grep -Eq 'go_fmt|[A-Za-z0-9]_fmt\b' "$share/scripts/$script.stp" && [ "$name" != fmt_nest ] && old+=(-DMAXNESTING=32)
   SYSTEMTAP_DEBUGINFO_PATH=$dpath "$e2e/run-guest.sh" compile "$image" "$share" "$name" "$share/scripts/$script.stp" \
     -g "${old[@]}" -d "$share/bin/$f-$v" -I "$ts" -I "$share/tapsets" "${inc[@]}" \
     "${LIMITS[@]}"

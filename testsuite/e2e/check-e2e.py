@@ -714,8 +714,9 @@ def fmt_too_deep(got, want):
 
 
 def check_fmt(v, name=None, nested=False):
-    """go_fmt_any() of each value the fmtvals fixture passed to main.record
-    equals fmt's %+v of it, byte for byte, within go_fmt's default limits;
+    """v_fmt (the alias's local: go_fmt_any() of the interface) of each
+    value the fmtvals fixture passed to main.record equals fmt's %+v of
+    it, byte for byte, within go_fmt's default limits;
     over them, the cut form FMT_CUTS derives from fmt's output; the
     hostile values print as bad and the program ran to its end. NESTED:
     the module was built with stap's own MAXNESTING (8 for a script with
@@ -753,7 +754,7 @@ def check_fmt(v, name=None, nested=False):
               f"print <too deep> in place of their inner levels, {exact + cut} in full, "
               "none fails", "; ".join(bad[:4]) or "no <too deep>")
         return
-    check(not bad, f"{name}: go_fmt_any of {exact} values == fmt's %+v byte for byte, "
+    check(not bad, f"{name}: v_fmt (go_fmt_any) of {exact} values == fmt's %+v byte for byte, "
           f"{cut} more over the default limits in their cut forms", "; ".join(bad[:4]))
     hb = [f"{k}: {got.get(k, '(no line)')[:80]!r}" for k, rx in FMT_HOSTILE.items()
           if not re.fullmatch(rx, got.get(k, ""))]
