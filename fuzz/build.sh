@@ -61,6 +61,9 @@ objs=()
 for c in "$top"/src/*.c "$out/profile.pb-c.c" "$here/fuzz-reader.c"; do
   base=${c##*/}
   case $base in gostap.c|cmd-*.c) continue ;; esac
+  # (an in-tree build leaves its own profile.pb-c.c in src/: this one's
+  # is in $out)
+  [ "$c" = "$top/src/profile.pb-c.c" ] && continue
   o=$out/obj/${base%.c}.o
   extra=-fsanitize=fuzzer-no-link   # coverage instrumentation everywhere
   # Rebuild when the source, any header or config.h is newer.
