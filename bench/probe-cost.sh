@@ -5,6 +5,10 @@
 # loads no modules).
 #
 #   bench/probe-cost.sh [--runs N] [--calls N] [--arch amd64|arm64] [--gostap PROG] [--keep]
+#                       [--only VARIANT,...]
+#
+# --only: those variants of the list below alone (with their baselines),
+# e.g. --only fmt_field,fmt_full for T9.
 #
 # --arch arm64: the program built for arm64, the arm64 guest of
 # run-e2e-arm64.sh (qemu-system-aarch64, Debian trixie's arm64 port), its
@@ -40,6 +44,12 @@
 #      go_stack    go_entry recording the stack: go_stack_depth(32)
 #      ubt         go_entry with stap's own ubacktrace() (32 frames:
 #                  -DMAXBACKTRACE=32 for every module)
+#    and T9, the cost of go_fmt, on the program's fmt mode (main.rec, a
+#    10-field struct with a 4-element slice and a 4-entry map, by value):
+#      base_fmt    no probes (the fmt mode alone)
+#      fmt_field   probe go.func.main.rec { test v_ID } (one field)
+#      fmt_full    probe go.func.main.rec { test v_fmt } (the whole value
+#                  as %+v prints it, tapsets for the script)
 #    where a test is `if (X < 0) printf(...)`, never true (stap elides a
 #    probe whose handler does nothing); the last two split the pairing's
 #    cost into its parts;
@@ -67,7 +77,7 @@ CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
 BENCH_CACHE=${BENCH_CACHE:-$CACHE/bench}
 export GOSTAP_TEST_CACHE=$CACHE
 
-runs=9 calls=50000 gostap='' keep='' arch=amd64
+runs=9 calls=50000 gostap='' keep='' arch=amd64 only=
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -75,6 +85,7 @@ while [ $# -gt 0 ]; do
     --arch) arch=$2; shift 2 ;;
     --gostap) gostap=$2; shift 2 ;;
     --keep) keep=1; shift ;;
+    --only) only=$2; shift 2 ;;
     -h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "probe-cost.sh: unknown argument '$1' (try --help)" >&2; exit 64 ;;
   esac
@@ -157,7 +168,7 @@ if len(fs) != 1 or not fs[0]["returns"]:
 print(fs[0]["body"], ",".join(fs[0]["returns"]))' "$share/list.json") ||
   die "main.hot not found in gostap list --json"
 [ -n "$rets" ] || die "no RET address for main.hot"
-"$gostap" gen "$bin" -o "$share/ts" main.hot || die "gostap gen failed"
+"$gostap" gen "$bin" -o "$share/ts" main.hot main.rec || die "gostap gen failed"
 mkdir -p "$share/ts_pair"
 cp "$top/tapsets/"*.stp "$share/tapsets/"
 
@@ -275,21 +286,56 @@ probe go.func.main.hot { e++; n = 0; t = tokenize(ubacktrace(), " ")
   if (n < 32) u++ }
 $end
 EOF
+# T9: one field of main.rec's argument against all of it as %+v prints
+# it; the counting twin of fmt_full prints v_fmt once (report.py compares
+# it with fmt's, which the program prints).
+cat > "$S/fmt_field.stp" <<'EOF'
+probe go.func.main.rec { if (v_ID < 0) printf("NEGATIVE\n") }
+EOF
+cat > "$S/fmt_full.stp" <<'EOF'
+probe go.func.main.rec { if (v_fmt == "") printf("NEGATIVE\n") }
+EOF
+mkdir -p "$share/ts_fmt"
+"$gostap" gen "$bin" -o "$share/ts_fmt" --script "$S/fmt_full.stp" main.rec ||
+  die "gostap gen --script fmt_full.stp failed"
+cat > "$S/c_fmt_field.stp" <<EOF
+global e, r, u
+probe go.func.main.rec { e++; if (v_ID != 7) u++ }
+$end
+EOF
+cat > "$S/c_fmt_full.stp" <<EOF
+global e, r, u, shown
+probe go.func.main.rec { e++; if (!shown) { shown = 1; printf("FMT %s\n", v_fmt) } }
+$end
+EOF
 # The order of a round (rotated from round to round) puts each variant
 # beside the one it is compared with.
-VARIANTS="bare_fn go_entry go_stack ubt bare_ret go_pair go_pair2 go_retonly hand_reads hand_pair"
+VARIANTS="bare_fn go_entry go_stack ubt bare_ret go_pair go_pair2 go_retonly hand_reads hand_pair base_fmt fmt_field fmt_full"
+if [ -n "$only" ]; then
+  sel=
+  for v in ${only//,/ }; do
+    case " $VARIANTS " in *" $v "*) ;; *) die "--only: no variant $v (the variants: $VARIANTS)" ;; esac
+    case $v in fmt_*) case " $sel " in *" base_fmt "*) ;; *) sel+=" base_fmt" ;; esac ;; esac
+    sel+=" $v"
+  done
+  VARIANTS=${sel# }
+fi
 modules=()
-for v in $VARIANTS; do modules+=("$v" "c_$v"); done
+for v in $VARIANTS; do [ "$v" = base_fmt ] || modules+=("$v" "c_$v"); done
 
 # --- modules: natively in a chroot of the image, the first alone (it fills the
 # chroot's stap cache), then two at a time --------------------------------------------
 t0=$(now)
 compile_one () {
   local ts=$share/ts
-  case $1 in go_pair|c_go_pair) ts=$share/ts_pair ;; esac
+  case $1 in
+    go_pair|c_go_pair) ts=$share/ts_pair ;;
+    fmt_full|c_fmt_full) ts=$share/ts_fmt ;;
+  esac
   "$e2e/run-guest.sh" compile "$image" "$share" "$1" "$S/$1.stp" \
     -g -I "$ts" -I "$share/tapsets" \
-    -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000 -DMAXSKIPPED=1000000 -DMAXBACKTRACE=32
+    -DSTP_NO_OVERLOAD -DMAXTRYLOCK=20000 -DMAXSKIPPED=1000000 -DMAXBACKTRACE=32 \
+    -DMAXNESTING=32
 }
 set -- "${modules[@]}"
 compile_one "$1" || die "module $1 does not compile"
@@ -329,12 +375,13 @@ stamp () { date +%s.%N; }
 # base); its output in out/TAG.prog, stap's in out/TAG.stap, staprun's
 # stderr in out/TAG.err, exit status in out/TAG.rc, wall time in out/TAG.time.
 one () {
-  local v=$1 tag=$2 st=0 t0
+  local v=$1 tag=$2 st=0 t0 mode=
   t0=$(stamp)
-  if [ "$v" = base ]; then
-    timeout -k 10 300 "$B" "$N" > "$S/out/$tag.prog" 2> "$S/out/$tag.err" || st=$?
+  case $v in *fmt*) mode=fmt ;; esac
+  if [ "$v" = base ] || [ "$v" = base_fmt ]; then
+    timeout -k 10 300 "$B" "$N" $mode > "$S/out/$tag.prog" 2> "$S/out/$tag.err" || st=$?
   else
-    timeout -k 10 300 staprun -o "$S/out/$tag.stap" -c "$B $N" "$S/mod/$v.ko" \
+    timeout -k 10 300 staprun -o "$S/out/$tag.stap" -c "$B $N $mode" "$S/mod/$v.ko" \
       > "$S/out/$tag.prog" 2> "$S/out/$tag.err" || st=$?
   fi
   echo "$st" > "$S/out/$tag.rc"
@@ -351,7 +398,7 @@ for r in $(seq 1 "$ROUNDS"); do
   for v in $order; do one "$v" "$v.r$r"; done
 done
 for v in $VARIANTS; do
-  [ "$v" = base ] || one "c_$v" "c_$v"
+  [ "$v" = base ] || [ "$v" = base_fmt ] || one "c_$v" "c_$v"
 done
 echo "guest: done"
 EOF

@@ -38,6 +38,11 @@ struct go_value
   bool result;
   int index;          /* results: 0, 1, ... */
   int kind;           /* reflect.Kind */
+  bool has_rtype;     /* DWARF names the type's runtime descriptor: */
+  uint64_t rtype;     /* DW_AT_go_runtime_type, a link-time address (Go
+                         1.19-1.22) or an offset from the start of the
+                         type data (1.23+); the tapsets tell them apart;
+                         0 (a type the linker gave no descriptor) is none */
   struct go_piece *pieces;
   size_t npieces;
   struct go_leaf *leaves;   /* in registers, leaves[i] is in pieces[i] */

@@ -35,6 +35,7 @@
 enum
 {
   DW_AT_go_kind = 0x2900,
+  DW_AT_go_runtime_type = 0x2904,
   MAX_DEPTH = 16,       /* nesting of struct/array types by value */
   MAX_LEAVES = 64,
 };
@@ -731,6 +732,28 @@ dict_plan (const struct go_bin *b, const struct go_func *f, Dwarf_Die *sub,
   return *dict_at >= 0;
 }
 
+/* DW_AT_go_runtime_type of type T into *RT: Go puts it on the type a
+   typedef names (main.Pair's structure type), not on the typedef.  */
+static bool
+runtime_type (Dwarf_Die *t, uint64_t *rt)
+{
+  Dwarf_Die cur = *t;
+  for (int depth = 0; depth < MAX_DEPTH; depth++)
+    {
+      Dwarf_Attribute a;
+      Dwarf_Addr v;
+      if (dwarf_attr (&cur, DW_AT_go_runtime_type, &a) != NULL)
+        {
+          *rt = dwarf_formaddr (&a, &v) == 0 ? v : 0;
+          return *rt != 0;
+        }
+      if (dwarf_tag (&cur) != DW_TAG_typedef || !type_of (&cur, &cur))
+        break;
+    }
+  *rt = 0;
+  return false;
+}
+
 /* The parameter C (a result when RESULT, its INDEX among them) appended
    to SIG, its location assigned by S (STACK: the next stack offset).  0,
    -1 with SIG's error set (SIG freed), -2 after one line.  */
@@ -763,6 +786,7 @@ add_param (struct go_signature *sig, size_t *cap, struct assign *s,
   else
     {
       v->type = dwarf_diename (&t);
+      v->has_rtype = runtime_type (&t, &v->rtype);
       sig->n++;
       int r = assign_value (s, &t, regabi, stack, v);
       if (r == -2)

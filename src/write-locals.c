@@ -6,9 +6,13 @@
                      pointers, maps, chans, funcs as addresses
      NAME            strings as SystemTap strings, with NAME_ptr, NAME_len
      NAME_ptr/_len/_cap   slices;  NAME_type/_data  interfaces, and
-                     NAME_type_name, the dynamic type's name (go_types.stp),
-                     and for a script that reads them NAME_fmt, the value
-                     as fmt's %+v prints it (go_fmt.stp)
+                     NAME_type_name, the dynamic type's name (go_types.stp)
+     NAME_fmt        for a script that reads one: the value as fmt's %+v
+                     prints it (go_fmt.stp), an interface's from its
+                     dynamic type, any other's from the runtime type
+                     descriptor DWARF names for its type, at its stack
+                     slot or at go_fmt's scratch buffer, where the locals
+                     read from its registers are put first
      NAME_FIELD      structs flattened (NAME_FIELD_SUB ...), arrays NAME_0..
      NAME_bits, NAME float32/float64: the IEEE bits (float32 in the low 32),
                      and Go's shortest string for them (go_float.stp), from
@@ -161,6 +165,46 @@ float_leaf (FILE *f, const char *base, const struct go_leaf *l, int freg,
    (tapsets/go_fmt.stp), so aliases set them only for such a script.  */
 bool write_fmt_locals;
 
+/* The largest value in registers the scratch buffer of go_fmt.stp takes
+   (_GO_FMT_SCRATCH_SIZE).  */
+enum { FMT_SCRATCH_SIZE = 512 };
+
+/* NAME_fmt of value V (not an interface: fmt_local) under BASE: go_fmt()
+   of the runtime type descriptor DWARF names for its type, at ADDR (a
+   stack slot) or, for a value in registers, at the scratch buffer its
+   leaves' locals are put in first.  Without a descriptor, an unsafe
+   pointer (Go 1.19's DWARF names none for it) still prints as its
+   address.  Whether it wrote NAME_fmt.  */
+static bool
+fmt_typed (FILE *f, const char *base, const struct go_value *v,
+           bool in_regs, const char *addr)
+{
+  if (!v->has_rtype && v->nleaves == 1 && (v->kind == K_UNSAFEPTR
+                                            || (v->type != NULL
+                                                && strcmp (v->type, "unsafe.Pointer") == 0)))
+    {
+      fprintf (f, "  %s_fmt = _go_fmt_addr(%s)\n", base, base);
+      return true;
+    }
+  if (!v->has_rtype || (in_regs && v->size > FMT_SCRATCH_SIZE))
+    {
+      fprintf (f, "  // %s_fmt: %s\n", base, v->has_rtype
+               ? "too large for go_fmt's scratch buffer"
+               : "DWARF names no runtime type descriptor for its type");
+      return false;
+    }
+  if (in_regs)
+    for (size_t k = 0; k < v->nleaves; k++)
+      {
+        const struct go_leaf *l = &v->leaves[k];
+        fprintf (f, "  _go_fmt_put(%u, %u, %s%s%s)\n", l->offset, l->size,
+                 base, l->suffix, l->fp ? "_bits" : "");
+      }
+  fprintf (f, "  %s_fmt = _go_fmt_typed(%#" PRIx64 ", %s)\n", base,
+           v->rtype, in_regs || v->npieces == 0 ? "_go_fmt_scratch()" : addr);
+  return true;
+}
+
 /* NAME_fmt after an interface's two words (its leaves T, then D, of
    BASE): go_fmt_any() of its dynamic value, the type from the itab of an
    interface with methods.  */
@@ -209,15 +253,19 @@ write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
           local_base (base, sizeof base, v->name, fallback);
           bases[0] = base;
         }
+      bool in_regs = v->npieces > 0 && v->pieces[0].reg >= 0;
+      char addr[96] = "0";
+      if (!in_regs && v->npieces > 0)
+        snprintf (addr, sizeof addr, "%s + 8 + %ld", sp, v->pieces[0].stack);
+      bool typed = write_fmt_locals && v->kind != K_INTERFACE;
       if (v->npieces > 0 && v->nleaves == 0)
         {
           fprintf (f, "  // %s: too many parts to name\n", bases[0]);
+          if (typed && !in_regs)
+            for (int bi = 0; bi < 2 && bases[bi] != NULL; bi++)
+              fmt_typed (f, bases[bi], v, false, addr);
           continue;
         }
-      bool in_regs = v->npieces > 0 && v->pieces[0].reg >= 0;
-      char addr[96];
-      if (!in_regs && v->npieces > 0)
-        snprintf (addr, sizeof addr, "%s + 8 + %ld", sp, v->pieces[0].stack);
       for (int bi = 0; bi < 2 && bases[bi] != NULL; bi++)
         for (size_t k = 0; k < v->nleaves; k++)
           {
@@ -253,5 +301,10 @@ write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
                          l->suffix, bases[bi], l->suffix);
               }
           }
+      if (typed)
+        {
+          if (fmt_typed (f, bases[0], v, in_regs, addr) && bases[1] != NULL)
+            fprintf (f, "  %s_fmt = %s_fmt\n", bases[1], bases[0]);
+        }
     }
 }

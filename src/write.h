@@ -82,7 +82,7 @@ void write_locals (FILE *f, enum go_arch arch,
 /* Is NAME a public global of SystemTap's own tapsets (what a script's
    bare NAME means then)?  */
 bool write_stap_global (const char *name);
-/* Whether write_locals writes NAME_fmt for interfaces (write-locals.c).  */
+/* Whether write_locals writes NAME_fmt locals (write-locals.c).  */
 extern bool write_fmt_locals;
 
 #endif

@@ -340,6 +340,8 @@ gen () {
   rm -f "$out.gen-err"
   return "$st"
 }
+# The fmtvals functions e2e/fmtvals.stp probes.
+FMT_GLOBS=("main.record" "main.typed*" "main.retTyped*")
 mkdir -p "$share/tapsets" && mv "$share/scripts/"go_*.stp "$share/scripts/"go_*.stpm "$share/tapsets/"
 for v in $VERSIONS; do
   for f in abi grow fmtvals; do
@@ -349,7 +351,7 @@ for v in $VERSIONS; do
     globs=("main.*")
     [ "$f" = grow ] && globs+=("runtime.mallocgc")
     # (its aliases set v_fmt only for a script that reads it)
-    [ "$f" = fmtvals ] && globs=(--script "$share/scripts/fmtvals.stp" "main.record")
+    [ "$f" = fmtvals ] && globs=(--script "$share/scripts/fmtvals.stp" "${FMT_GLOBS[@]}")
     gen "$share/bin/$f-$v" -o "$share/ts/$f-$v" "${globs[@]}" ||
       hard_error "gostap gen $f-$v failed"
   done
@@ -372,7 +374,7 @@ fi
 if amd64 && [ -n "$src" ]; then
   NOSWISS_VERSION=1.24
   cp "$src" "$share/bin/fmtvalsN-1.24"
-  gen "$share/bin/fmtvalsN-1.24" -o "$share/ts/fmtvalsN-1.24" --script "$share/scripts/fmtvals.stp" "main.record" ||
+  gen "$share/bin/fmtvalsN-1.24" -o "$share/ts/fmtvalsN-1.24" --script "$share/scripts/fmtvals.stp" "${FMT_GLOBS[@]}" ||
     hard_error "gostap gen fmtvalsN-1.24 failed"
 fi
 # (f) a -w build and a cgo build (Go $SPECIAL_VERSION): growW-V, cgo-V.

@@ -9,6 +9,13 @@
 //
 // N is the first argument (default 20000). The sum of the results is
 // printed so that the compiler cannot drop the calls.
+//
+// With a second argument "fmt" the loop calls main.rec instead (T9, the
+// cost of go_fmt): its argument, a 10-field struct with a 4-element slice
+// and a 4-entry map, by value; the program then also prints fmt's %+v of
+// it, which the probe's v_fmt must equal:
+//
+//	PROBECOST fmt={ID:7 Name:bench ...}
 package main
 
 import (
@@ -25,6 +32,27 @@ func hot(a, b int) int {
 	return a*3 + b ^ 5
 }
 
+// Rec: the value main.rec takes (10 fields; on the stack by Go's ABI).
+type Rec struct {
+	ID    int64
+	Name  string
+	Ok    bool
+	Score float64
+	Tags  []string
+	Attrs map[string]int
+	Next  *Rec
+	Code  uint16
+	Kind  int8
+	When  int64
+}
+
+//go:noinline
+func rec(v Rec) int {
+	return int(v.ID) + len(v.Tags)
+}
+
+var fmtMode bool
+
 func main() {
 	n := 20000
 	if len(os.Args) > 1 {
@@ -35,6 +63,7 @@ func main() {
 		}
 		n = v
 	}
+	fmtMode = len(os.Args) > 2 && os.Args[2] == "fmt"
 	nest(32, n)
 }
 
@@ -55,11 +84,23 @@ func nest(k, n int) int {
 //go:noinline
 func run(n int) int {
 	sum := 0
-	t0 := time.Now()
-	for i := 0; i < n; i++ {
-		sum += hot(i, sum&7)
+	var ns int64
+	if fmtMode {
+		v := Rec{ID: 7, Name: "bench", Ok: true, Score: 2.5, Tags: []string{"a", "b", "c", "d"},
+			Attrs: map[string]int{"a": 1, "b": 2, "c": 3, "d": 4}, Code: 9, Kind: -1, When: 42}
+		t0 := time.Now()
+		for i := 0; i < n; i++ {
+			sum += rec(v)
+		}
+		ns = time.Since(t0).Nanoseconds()
+		fmt.Printf("PROBECOST fmt=%+v\n", v)
+	} else {
+		t0 := time.Now()
+		for i := 0; i < n; i++ {
+			sum += hot(i, sum&7)
+		}
+		ns = time.Since(t0).Nanoseconds()
 	}
-	ns := time.Since(t0).Nanoseconds()
 	fmt.Printf("PROBECOST calls=%d ns_total=%d ns_per_call=%.1f sum=%d\n",
 		n, ns, float64(ns)/float64(n), sum)
 	return 0

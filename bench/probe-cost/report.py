@@ -48,11 +48,24 @@ VARIANTS = {
                  "go.func.main.hot { X = go_stack_depth(32) } (main.hot runs 36 frames deep)"),
     "ubt": ("(9) gostap entry, stap's ubacktrace()", 1,
             "go.func.main.hot { X = ubacktrace() } (-DMAXBACKTRACE=32: 32 frames)"),
+    # T9, on the program's fmt mode (main.rec), against its own base
+    "base_fmt": ("(10) no probes, fmt mode (main.rec)", 0, "-"),
+    "fmt_field": ("(11) gostap entry, one field", 1,
+                  "go.func.main.rec { X = v_ID } (v: a 10-field struct with a 4-element "
+                  "slice and a 4-entry map)"),
+    "fmt_full": ("(12) gostap entry, the value as %+v prints it", 1,
+                 "go.func.main.rec { X = v_fmt } (go_fmt at its default limits; tapsets "
+                 "for the script)"),
 }
+# the variants timed against the fmt mode's own unprobed runs
+BASE_OF = {"fmt_field": "base_fmt", "fmt_full": "base_fmt"}
 TARGETS = (("(3)/(1)", "go_entry", "bare_fn", 1.03,
             "gostap's entry alias over a bare process.function probe"),
            ("(4)/(2)", "go_pair", "bare_ret", 1.15,
-            "gostap's entry and return aliases, paired, over bare entry + RET probes"))
+            "gostap's entry and return aliases, paired, over bare entry + RET probes"),
+           ("(12)/(11)", "fmt_full", "fmt_field", 3.0,
+            "T9, a hit that prints the whole value as %+v over one that reads one field "
+            "(issue 35: the default limits stay where this is at most 3x)"))
 
 
 def fmt_ns(x):
@@ -115,11 +128,11 @@ def main():
             if "UNPAIRED" in (read(tag + ".stap") or "") or "NEGATIVE" in (read(tag + ".stap") or ""):
                 problems.append("%s: a handler saw an unpaired return or a negative argument" % tag)
 
-    base = per.get("base", {})
-    rounds = sorted(base)
+    rounds = sorted(set(per.get("base", {})) | set(per.get("base_fmt", {})))
 
     def cost_rounds(v):
-        return {r: per[v][r] - base[r] for r in rounds if r in per[v]}
+        b = per.get(BASE_OF.get(v, "base"), {})
+        return {r: per[v][r] - b[r] for r in rounds if r in per[v] and r in b}
 
     def med(xs):
         xs = list(xs)
@@ -134,7 +147,7 @@ def main():
     # hit counts of the counting runs
     counts = {}
     for v in variants:
-        if v == "base":
+        if v in ("base", "base_fmt"):
             continue
         s = read("c_%s.stap" % v) or ""
         prog = read("c_%s.prog" % v) or ""
@@ -151,13 +164,13 @@ def main():
 
     def count_text(v):
         c = counts.get(v)
-        if v == "base":
+        if v in ("base", "base_fmt"):
             return "-"
         if c is None:
             return "**no count**"
         e, r, u, n, sk = c
         want_e = v != "go_retonly"
-        want_r = v not in ("bare_fn", "go_entry", "go_stack", "ubt")
+        want_r = v not in ("bare_fn", "go_entry", "go_stack", "ubt", "fmt_field", "fmt_full")
         parts, ok = [], True
         if want_e:
             parts.append("entry %d/%d" % (e, n))
@@ -172,6 +185,16 @@ def main():
             # u: records or backtraces with fewer than 32 frames
             parts.append("short %d" % u)
             ok &= u == 0
+        if v == "fmt_field":
+            parts.append("wrong v_ID %d" % u)
+            ok &= u == 0
+        if v == "fmt_full":
+            # its first v_fmt against fmt's %+v of the same value
+            got = re.search(r"^FMT (.*)$", read("c_fmt_full.stap") or "", re.M)
+            want = re.search(r"^PROBECOST fmt=(.*)$", read("c_fmt_full.prog") or "", re.M)
+            same = bool(got and want and got.group(1) == want.group(1))
+            parts.append("v_fmt %s fmt's %%+v" % ("==" if same else "!="))
+            ok &= same
         if sk:
             parts.append("skipped %d" % sk)
         txt = ", ".join(parts)
@@ -211,8 +234,8 @@ def main():
         xs = list(per[v].values())
         m = med(xs)
         spread = (max(xs) - min(xs)) / m if xs and m else None
-        c = med(cost_rounds(v).values()) if v != "base" else None
-        vs1 = ratio(v, "bare_fn")[0] if v not in ("base",) and "bare_fn" in per else None
+        c = med(cost_rounds(v).values()) if v not in ("base", "base_fmt") else None
+        vs1 = ratio(v, "bare_fn")[0] if v not in ("base", "base_fmt") and "bare_fn" in per else None
         w("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s s |"
           % (label, what, fmt_ns(m), "%.0f%%" % (100 * spread) if spread is not None else "-",
              fmt_ns(c), hits or "-", fmt_ns(c / hits) if c is not None and hits else "-",
@@ -234,7 +257,9 @@ def main():
                     ("(6)/(2) the pairing's reads by hand, no map / bare entry + RET", r_reads),
                     ("(7)/(2) pairing by hand / bare entry + RET", r_hand),
                     ("(8)/(9) go_stack_depth(32) / ubacktrace() at 32 frames",
-                     ratio("go_stack", "ubt"))):
+                     ratio("go_stack", "ubt")),
+                    ("(12)/(11) T9: the value as %+v prints it / one field of it",
+                     ratio("fmt_full", "fmt_field"))):
         w("| %s | %s | %s | %d |" % (name, "%.2fx" % r[0] if r[0] is not None else "-",
                                       "%.2fx" % r[1] if r[1] is not None else "-", r[2]))
     w("")
