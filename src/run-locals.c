@@ -588,6 +588,29 @@ body_sets (const char *body, const char *name, size_t n)
   return false;
 }
 
+/* The reason a comment "  // NAME: REASON" of BODY gives (write-locals.c
+   writes one where it sets no NAME), into OUT; false when none.  */
+static bool
+body_comment (const char *body, const char *name, size_t n, char *out,
+              size_t size)
+{
+  for (const char *l = body; l != NULL && *l != '\0';)
+    {
+      const char *p = l + strspn (l, " \t");
+      const char *e = strchr (p, '\n');
+      if (strncmp (p, "// ", 3) == 0 && strncmp (p + 3, name, n) == 0
+          && strncmp (p + 3 + n, ": ", 2) == 0)
+        {
+          const char *why = p + 5 + n;
+          snprintf (out, size, "%.*s", (int) (e ? e - why : (long) strlen (why)),
+                    why);
+          return true;
+        }
+      l = e != NULL ? e + 1 : NULL;
+    }
+  return false;
+}
+
 /* The locals BODY assigns but gostap's own (_go...) and those every body
    sets (funcname, filename, lineno), "goid, a, b", in at most SIZE bytes
    ("..." at the end when cut).  */
@@ -739,6 +762,8 @@ reason (struct check *c, struct alias_locals *a, const char *alias,
   else if (a->why[ret] != NULL)
     snprintf (out, size, "no %s locals: %s", ret ? "result" : "argument",
               a->why[ret]);
+  else if (body_comment (a->body[ret], name, n, out, size))
+    ;
   else
     {
       char list[200];

@@ -964,16 +964,19 @@ def check_example(job):
                       f"failures, {len(joined)} line(s) run together"
                       + (f" ({joined[0][:100]!r})" if joined else ""))
     if job == "args":
-        call_re = r'^\[goid (\d+)\] main\.handle\(r=\{id=(\d+) depth=(\d+) name="([^"]*)"\}\)$'
+        call_re = (r'^\[goid (\d+)\] main\.handle\(r=\{id=(\d+) depth=(\d+) name="([^"]*)"\}\) '
+                   r'%\+v (.*)$')
         ret_re = r'^\[goid (\d+)\] main\.handle = "([^"]*)", err=\((\w+),(\w+)\) after (-?\d+) us$'
         val_re = (r'^\[goid (\d+)\]   main\.validate\(r=(0x[0-9a-f]+) -> '
                   r'\{id=(\d+) name="([^"]*)"\}\)$')
         lost, losses = allowance((call_re, ret_re, val_re), ("[goid ", "main.handle", "main.validate"))
         calls = re.findall(call_re, tr, flags=re.M)
         rets = re.findall(ret_re, tr, flags=re.M)
-        bad = [c for c in calls if int(c[2]) != 50 + (int(c[1]) * 37) % 400 or c[3] != "req"]
+        bad = [c for c in calls if int(c[2]) != 50 + (int(c[1]) * 37) % 400 or c[3] != "req"
+               or c[4] != f"{{id:{c[1]} depth:{c[2]} name:req}}"]
         check(calls and not bad, f"{name}: {len(calls)} calls of main.handle, each with "
-              "the id, depth and name the demo passed", f"wrong: {bad[:3]}")
+              "the id, depth and name the demo passed, and r_fmt as fmt's %+v prints them "
+              "({id:1 depth:87 name:req})", f"wrong: {bad[:3]}")
         # The demo starts under probes (-c) and ends after its last call
         # returned: as many returns as calls, but for the lines allowed
         # lost (each a call, return or validate line).
