@@ -198,7 +198,7 @@ cmd_gen (int argc, char **argv)
     {
       if (run_read_script (&script, a.script, NULL) != 0)
         goto out;
-      write_fmt_locals = script.fmt_locals;
+      write_fmt_names = script.fmt_names;
       paired = calloc (n ? n : 1, sizeof *paired);
       if (paired == NULL)
         {

@@ -652,7 +652,7 @@ stap_argv (int argc, char **argv, const struct run_opts *o,
      once or twice a level of the value it prints: stap allows 8 nested
      calls to a script with recursion, go_fmt_depth's default of 4 needs
      up to 20.  */
-  if ((strstr (s->text, "go_fmt") || s->fmt_locals) && !o->user_nesting)
+  if ((strstr (s->text, "go_fmt") || s->fmt_names != NULL) && !o->user_nesting)
     v[k++] = (char *) "-DMAXNESTING=32";
   for (int i = 1; i < end; i++)
     {
@@ -713,7 +713,7 @@ cmd_run (int argc, char **argv)
     goto out;
   if ((ret = open_target (&b, &t, o.pid, &c, &aranges, &opened)) != EXIT_OK)
     goto out;
-  write_fmt_locals = s.fmt_locals;
+  write_fmt_names = s.fmt_names;
   c.gendir = generate (&b, &s, &c.guru, &ret);
   if (c.gendir == NULL || (ret = run_script_check_locals (
         &b, &s, o.script_at < 0 ? argc : o.script_at, argv)) != EXIT_OK)

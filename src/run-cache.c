@@ -340,7 +340,8 @@ run_cache_dir (const struct go_bin *b, const struct run_script *s)
       h = fnv1a (h, &s->uncertain[i], sizeof s->uncertain[i]);
     }
   h = fnv1a (h, &s->runtime_returns, sizeof s->runtime_returns);
-  h = fnv1a (h, &s->fmt_locals, sizeof s->fmt_locals);
+  if (s->fmt_names != NULL)
+    h = fnv1a (h, s->fmt_names, strlen (s->fmt_names) + 1);
   char *root = run_cache_root (), *dir = NULL;
   if (root != NULL
       && asprintf (&dir, "%s/%016" PRIx64 "/%016" PRIx64, root, binkey, h) < 0)

@@ -156,6 +156,31 @@ names_fmt_local (const char *p)
     && strncmp (p, "go_fmt", 6) != 0;
 }
 
+/* Add the word at P (a NAME_fmt) to S's fmt_names, once.  0, or -1 out
+   of memory (said).  */
+static int
+add_fmt_name (struct run_script *s, const char *p)
+{
+  size_t n = 0, have = s->fmt_names != NULL ? strlen (s->fmt_names) : 0;
+  while (ident_char (p[n]))
+    n++;
+  char word[128];
+  if (n + 3 > sizeof word)
+    return 0;                   /* no alias local is that long */
+  snprintf (word, sizeof word, "\n%.*s\n", (int) n, p);
+  if (s->fmt_names != NULL && strstr (s->fmt_names, word) != NULL)
+    return 0;
+  char *t = realloc (s->fmt_names, have + n + 3);
+  if (t == NULL)
+    {
+      error (0, errno, "realloc");
+      return -1;
+    }
+  snprintf (t + (have ? have - 1 : 0), n + 3, "%s", word);
+  s->fmt_names = t;
+  return 0;
+}
+
 /* Whether P names a static alias built on a return alias.  */
 static bool
 names_runtime_return (const char *p)
@@ -200,7 +225,8 @@ run_read_script (struct run_script *s, const char *path,
           continue;
         }
       bool word_start = p == s->text || !ident_char (p[-1]);
-      s->fmt_locals |= word_start && names_fmt_local (p);
+      if (word_start && names_fmt_local (p) && add_fmt_name (s, p) != 0)
+        return -1;
       if (word_start && strncmp (p, "probe", 5) == 0 && !ident_char (p[5]))
         {
           head = true;
@@ -239,6 +265,7 @@ run_script_free (struct run_script *s)
   free (s->matched);
   free (s->uncertain);
   free (s->text);
+  free (s->fmt_names);
   memset (s, 0, sizeof *s);
 }
 

@@ -25,7 +25,9 @@ struct run_script
                              or is the body of an alias definition */
   size_t npatterns;
   bool runtime_returns;   /* uses a static alias built on a return alias */
-  bool fmt_locals;        /* reads a NAME_fmt local (write_fmt_locals) */
+  char *fmt_names;        /* the NAME_fmt locals it reads, each followed
+                             by a newline after a leading one ("\nv_fmt\n
+                             r0_fmt\n"), NULL for none (write_fmt_names) */
 };
 
 /* The program of -c CMD: its first word, looked up in PATH (malloc'd), or

@@ -160,10 +160,22 @@ float_leaf (FILE *f, const char *base, const struct go_leaf *l, int freg,
 }
 
 /* Set by cmd-run.c and cmd-gen.c (--script) before they write the
-   tapsets, from the script (run_script.fmt_locals): it reads a NAME_fmt
-   local.  stap keeps a go_fmt call whose result nothing reads
-   (tapsets/go_fmt.stp), so aliases set them only for such a script.  */
-bool write_fmt_locals;
+   tapsets, from the script (run_script.fmt_names): the NAME_fmt locals it
+   reads, "\nv_fmt\nr0_fmt\n", or NULL.  stap keeps a go_fmt call whose
+   result nothing reads (tapsets/go_fmt.stp), so aliases set only those,
+   and only for such a script.  */
+const char *write_fmt_names;
+
+/* Does the script read BASE SUFFIX_fmt (write_fmt_names)?  */
+static bool
+fmt_wanted (const char *base, const char *suffix)
+{
+  char word[160];
+  if (write_fmt_names == NULL)
+    return false;
+  snprintf (word, sizeof word, "\n%s%s_fmt\n", base, suffix);
+  return strstr (write_fmt_names, word) != NULL;
+}
 
 /* The largest value in registers the scratch buffer of go_fmt.stp takes
    (_GO_FMT_SCRATCH_SIZE).  */
@@ -213,7 +225,11 @@ fmt_local (FILE *f, const char *base, const struct go_leaf *t,
            const struct go_leaf *d)
 {
   size_t sl = strlen (d->suffix);
+  char sub[sizeof d->suffix];
   if (sl < 5 || strcmp (d->suffix + sl - 5, "_data") != 0)
+    return;
+  snprintf (sub, sizeof sub, "%.*s", (int) (sl - 5), d->suffix);
+  if (!fmt_wanted (base, sub))
     return;
   bool itab = t->iface == 1;
   fprintf (f, "  %s%.*s_fmt = go_fmt_any(%s%s%s%s, %s%s)\n", base,
@@ -257,13 +273,14 @@ write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
       char addr[96] = "0";
       if (!in_regs && v->npieces > 0)
         snprintf (addr, sizeof addr, "%s + 8 + %ld", sp, v->pieces[0].stack);
-      bool typed = write_fmt_locals && v->kind != K_INTERFACE;
+      bool typed = v->kind != K_INTERFACE;
       if (v->npieces > 0 && v->nleaves == 0)
         {
           fprintf (f, "  // %s: too many parts to name\n", bases[0]);
           if (typed && !in_regs)
             for (int bi = 0; bi < 2 && bases[bi] != NULL; bi++)
-              fmt_typed (f, bases[bi], v, false, addr);
+              if (fmt_wanted (bases[bi], ""))
+                fmt_typed (f, bases[bi], v, false, addr);
           continue;
         }
       for (int bi = 0; bi < 2 && bases[bi] != NULL; bi++)
@@ -289,7 +306,7 @@ write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
                          bases[bi], l->suffix, itab ? "go_itab_type(" : "",
                          bases[bi], l->suffix, itab ? ")" : "");
               }
-            if (write_fmt_locals && k > 0 && v->leaves[k - 1].iface != 0)
+            if (k > 0 && v->leaves[k - 1].iface != 0)
               fmt_local (f, bases[bi], &v->leaves[k - 1], l);
             if (l->string_len && k > 0)
               {
@@ -301,7 +318,9 @@ write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
                          l->suffix, bases[bi], l->suffix);
               }
           }
-      if (typed)
+      /* Results: r0_fmt and NAME_fmt alike, from one copy.  */
+      if (typed && (fmt_wanted (bases[0], "")
+                    || (bases[1] != NULL && fmt_wanted (bases[1], ""))))
         {
           if (fmt_typed (f, bases[0], v, in_regs, addr) && bases[1] != NULL)
             fprintf (f, "  %s_fmt = %s_fmt\n", bases[1], bases[0]);

@@ -82,7 +82,7 @@ void write_locals (FILE *f, enum go_arch arch,
 /* Is NAME a public global of SystemTap's own tapsets (what a script's
    bare NAME means then)?  */
 bool write_stap_global (const char *name);
-/* Whether write_locals writes NAME_fmt locals (write-locals.c).  */
-extern bool write_fmt_locals;
+/* The NAME_fmt locals write_locals writes (write-locals.c).  */
+extern const char *write_fmt_names;
 
 #endif

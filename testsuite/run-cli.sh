@@ -235,25 +235,34 @@ else
   fail "gostap run -DMAXNESTING for go_fmt: $(grep -h 'running:\|ERROR\|error' "$tmp"/fmt[123].err | head -4)"
 fi
 
-# NAME_fmt locals: an alias sets one for each interface only for a script
-# that reads one (stap keeps a go_fmt call nothing reads): main.handle's
-# error result r1 (an interface with methods, its type from the itab).
+# NAME_fmt locals: an alias sets those a script reads, and only for such a
+# script (stap keeps a go_fmt call nothing reads): main.handle's error
+# result r1 (an interface with methods, its type from the itab) and its
+# string result r0 (go_fmt of the string's runtime type descriptor, which
+# DWARF names, at the scratch buffer its two registers are put in); a
+# NAME_fmt no alias sets is refused before stap runs.
 checks=$((checks + 1))
 printf 'probe go.func.main.handle.return { println(r1_fmt) }\n' > "$tmp/fmtl.stp"
 printf 'probe go.func.main.handle.return { println(r1_type_name) }\n' > "$tmp/nofmtl.stp"
-rm -rf "$tmp/gfmt" "$tmp/gnofmt"
+printf 'probe go.func.main.handle.return { println(r0_fmt) }\n' > "$tmp/r0fmtl.stp"
+rm -rf "$tmp/gfmt" "$tmp/gnofmt" "$tmp/gr0fmt"
 if "$GOSTAP" gen "$demo1" -o "$tmp/gfmt" --script "$tmp/fmtl.stp" 'main.handle' 2>/dev/null &&
    "$GOSTAP" gen "$demo1" -o "$tmp/gnofmt" --script "$tmp/nofmtl.stp" 'main.handle' 2>/dev/null &&
+   "$GOSTAP" gen "$demo1" -o "$tmp/gr0fmt" --script "$tmp/r0fmtl.stp" 'main.handle' 2>/dev/null &&
    grep -q '^  r1_fmt = go_fmt_any(go_itab_type(r1_type), r1_data)$' "$tmp/gfmt/go_funcs.stp" &&
+   ! grep -q 'r0_fmt = ' "$tmp/gfmt/go_funcs.stp" &&
    ! grep -q '_fmt = ' "$tmp/gnofmt/go_funcs.stp" &&
+   grep -q '^  r0_fmt = _go_fmt_typed(0x[0-9a-f]*, _go_fmt_scratch())$' "$tmp/gr0fmt/go_funcs.stp" &&
+   ! grep -q 'r1_fmt = ' "$tmp/gr0fmt/go_funcs.stp" &&
    "$GOSTAP" run -t "$demo1" -v -p2 "$tmp/fmtl.stp" > /dev/null 2> "$tmp/fmtl.err" &&
    grep -q -- ' -DMAXNESTING=32 ' "$tmp/fmtl.err" &&
-   { st=0; "$GOSTAP" run -t "$demo1" -p2 -e 'probe go.func.main.handle.return { println(r0_fmt) }' \
-       > /dev/null 2> "$tmp/r0fmt.err" || st=$?; [ "$st" = 2 ]; } &&
-   grep -q "has no local 'r0_fmt'" "$tmp/r0fmt.err"; then
-  echo "ok - NAME_fmt: r1_fmt (the error result) set for a script that reads it, not for one that does not; gostap run -p2 takes it (with -DMAXNESTING=32) and refuses r0_fmt (a string)"
+   "$GOSTAP" run -t "$demo1" -p2 "$tmp/r0fmtl.stp" > /dev/null 2> "$tmp/r0fmt.err" &&
+   { st=0; "$GOSTAP" run -t "$demo1" -p2 -e 'probe go.func.main.handle.return { println(nosuch_fmt) }' \
+       > /dev/null 2> "$tmp/nofmt.err" || st=$?; [ "$st" = 2 ]; } &&
+   grep -q "has no local 'nosuch_fmt'" "$tmp/nofmt.err"; then
+  echo "ok - NAME_fmt: r1_fmt (the error result) and r0_fmt (the string result, from its type's descriptor) each set for a script that reads it alone, none for one that reads none; gostap run -p2 takes them (with -DMAXNESTING=32) and refuses nosuch_fmt"
 else
-  fail "NAME_fmt locals: $(grep -h 'fmt\|ERROR\|error' "$tmp/gfmt/go_funcs.stp" "$tmp/fmtl.err" 2>/dev/null | head -3)"
+  fail "NAME_fmt locals: $(grep -h 'fmt\|ERROR\|error' "$tmp/gfmt/go_funcs.stp" "$tmp/gr0fmt/go_funcs.stp" "$tmp/fmtl.err" "$tmp/r0fmt.err" "$tmp/nofmt.err" 2>/dev/null | head -4)"
 fi
 
 # Preflight failures, one line each.

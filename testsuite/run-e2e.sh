@@ -426,7 +426,8 @@ for v in $VERSIONS; do
   src=$(fixture "$v" "$DEF" http)
   [ -n "$src" ] || hard_error "no http fixture for Go $v in the manifest"
   cp "$src" "$share/bin/http-$v"
-  gen "$share/bin/http-$v" -o "$share/ts/http-$v" 'net/http.serverHandler.ServeHTTP' \
+  gen "$share/bin/http-$v" -o "$share/ts/http-$v" --script "$share/scripts/httplatency.stp" \
+    'net/http.serverHandler.ServeHTTP' \
     'net/http.(*response).WriteHeader' 'net/http*responseWriterState).writeHeader' ||
     hard_error "gostap gen http-$v failed"
 done

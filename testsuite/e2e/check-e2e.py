@@ -829,6 +829,26 @@ def check_http(v):
           f"{name}: the {len(top)} slowest requests, slowest first, with their goids, are the "
           f"largest latencies of the request lines, every GET /slow among them",
           f"got {top[:4]}, want {want[:4]}")
+    # Below each, req_fmt: the *http.Request as fmt's %+v prints it, with
+    # the method and protocol the client's line of a request of that
+    # route gives (REQ PROTO METHOD PATH STATUS ...).
+    vals = re.findall(r"^  \d+\.\d{3} ms (\S+) (\S+) \d+ goid=\d+\n    (.*)$",
+                      sec[1] if len(sec) == 2 else "", flags=re.M)
+    protos_of = collections.defaultdict(set)
+    for pr, mt, p, _, _ in reqs:
+        protos_of[mt, p].add(pr)
+    badf = []
+    for mt, p, val in vals:
+        fm = re.match(r"&\{Method:(\S+) URL:0x[0-9a-f]+ Proto:(HTTP/(\d)\.(\d)) ProtoMajor:(\d+) "
+                      r"ProtoMinor:(\d+) Header:map\[", val)
+        if not (fm and fm.group(1) == mt and fm.group(2) in protos_of[mt, p]
+                and fm.group(3) == fm.group(5) and fm.group(4) == fm.group(6)):
+            badf.append(f"{mt} {p}: {val[:120]!r}")
+    check(vals and len(vals) == len(top) and not badf,
+          f"{name}: below each of the {len(vals)} slowest, its *http.Request as %+v prints it "
+          f"(req_fmt: &{{Method:... URL:0x... Proto:... ProtoMajor:. ProtoMinor:. Header:map[...), "
+          "with the method and a protocol the client used for that route",
+          "; ".join(badf[:3]) or f"{len(vals)} request values for {len(top)} slowest")
 
 
 # --- (e) load -------------------------------------------------------------------------
