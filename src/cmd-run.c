@@ -447,7 +447,6 @@ struct run_opts
   const char *pprof, *folded;           /* --pprof, --folded (gostap's) */
   bool outfile_whole;   /* -o FILE is one file stap writes to the end */
   bool verbose, own_runtime, unprivileged;
-  bool user_nesting;    /* -D MAXNESTING=N given */
   int script_at;        /* argv index of SCRIPT (or of -e's ARGs); -1 */
 };
 
@@ -472,10 +471,6 @@ note_stap_opt (struct run_opts *o, const char *a, const char *next)
     o->outfile_whole = false;           /* rotated files, or detached */
   else if (strncmp (a, "-R", 2) == 0)
     o->own_runtime = true;              /* the user's runtime: no copy */
-  else if (strncmp (a, "-DMAXNESTING", 12) == 0
-           || (strcmp (a, "-D") == 0 && next != NULL
-               && strncmp (next, "MAXNESTING", 10) == 0))
-    o->user_nesting = true;
   else if (strcmp (a, "--unprivileged") == 0
            || (strncmp (a, "--privilege", 11) == 0
                && strcmp (a, "--privilege=stapdev") != 0
@@ -648,12 +643,6 @@ stap_argv (int argc, char **argv, const struct run_opts *o,
       v[k++] = (char *) "-G";
       v[k++] = (char *) "_go_profile_wanted=1";
     }
-  /* go_fmt's printer (tapsets/go_fmt.stp, NAME_fmt locals) calls itself
-     once or twice a level of the value it prints: stap allows 8 nested
-     calls to a script with recursion, go_fmt_depth's default of 4 needs
-     up to 20.  */
-  if ((strstr (s->text, "go_fmt") || s->fmt_names != NULL) && !o->user_nesting)
-    v[k++] = (char *) "-DMAXNESTING=32";
   for (int i = 1; i < end; i++)
     {
       if (strcmp (argv[i], "-t") == 0)

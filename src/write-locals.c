@@ -209,7 +209,7 @@ fmt_typed (FILE *f, const char *base, const struct go_value *v,
     for (size_t k = 0; k < v->nleaves; k++)
       {
         const struct go_leaf *l = &v->leaves[k];
-        fprintf (f, "  _go_fmt_put(%u, %u, %s%s%s)\n", l->offset, l->size,
+        fprintf (f, "  _go_fmt_save(%u, %u, %s%s%s)\n", l->offset, l->size,
                  base, l->suffix, l->fp ? "_bits" : "");
       }
   fprintf (f, "  %s_fmt = _go_fmt_typed(%#" PRIx64 ", %s)\n", base,

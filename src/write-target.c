@@ -54,6 +54,9 @@ write_target (const struct go_bin *b, const struct go_layout *l,
          "// 1.24 and later), 0 not known (the binary gives no release).\n", f);
   constant (f, "_go_labels_layout", b->go_minor <= 0 ? 0
             : b->go_minor < 24 ? 1 : 2);
+  fputs ("// The binary's Go release: 24 for go1.24.3, 0 not known (go_fmt.stp\n"
+         "// tells the runtime's map layouts apart by it).\n", f);
+  constant (f, "_go_release", b->go_minor > 0 ? b->go_minor : 0);
   constant (f, "_go_off_m_g0", l->m_g0);
   constant (f, "_go_off_m_morebuf", l->m_morebuf);
   constant (f, "_go_off_m_curg", l->m_curg);

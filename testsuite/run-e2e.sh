@@ -57,10 +57,11 @@
 #     elsewhere none; (i) in_inline_V, in_inlineSW_V (amd64): the inline
 #     fixture's own count of each small function's calls, inlined or not,
 #     equals go.func.FUNC's hits (fixtures/inline/count.stp), in all and
-#     per caller; (n) fmt_V, fmt_noswiss, fmt_nest: go_fmt_any() of the
-#     fmtvals fixture's values (e2e/fmtvals.stp) against the program's own
-#     fmt %+v, on Go 1.19, 1.24, 1.27, 1.24 with GOEXPERIMENT=noswissmap
-#     (x86-64), and with stap's own MAXNESTING (<too deep>, nothing fails).
+#     per caller; (n) fmt_V, fmt_noswiss: NAME_fmt (go_fmt) of the
+#     fmtvals fixture's values (e2e/fmtvals.stp), as `any`s, typed
+#     arguments and results, in deep mode, against the program's own fmt
+#     %+v, on Go 1.19, 1.24, 1.27, 1.24 with GOEXPERIMENT=noswissmap
+#     (x86-64); compiled with stap's own MAXNESTING and MAXACTION.
 #
 # With E2E_ARCH=arm64 (run-e2e-arm64.sh) the guest is Debian trixie's
 # arm64 port under qemu-system-aarch64, its modules cross-compiled in a
@@ -582,9 +583,6 @@ for v in $VERSIONS; do
 done
 jobs+=("wbuild wbuild growW $SPECIAL_VERSION" "values_split values abiS $SPECIAL_VERSION")
 [ -n "$NOSWISS_VERSION" ] && jobs+=("fmt_noswiss fmtvals fmtvalsN $NOSWISS_VERSION")
-# go_fmt within stap's own limit on nested calls (no -DMAXNESTING): deep
-# values print <too deep>, nothing fails.
-jobs+=("fmt_nest fmtvals fmtvals $SPECIAL_VERSION")
 [ "$HAVE_CGO" = 1 ] && jobs+=("cgo cgo cgo $SPECIAL_VERSION")
 jobs+=("newstack_sw newstack growSW $SW_VERSION bt-fileline" "swbuild swbuild growSN $SW_VERSION")
 for nv in $STACKS; do
@@ -616,8 +614,6 @@ compile_one () {
     [ -n "$rt" ] || { echo "$name: gostap gen's line for stap's relay transport not understood: $(cat "$ts.rhint")" >&2; return 1; }
     old+=(-R "$rt")
   fi
-  # go_fmt's printer nests a call or two a level (gostap run does the same)
-  grep -Eq 'go_fmt|[A-Za-z0-9]_fmt\b' "$share/scripts/$script.stp" && [ "$name" != fmt_nest ] && old+=(-DMAXNESTING=32)
   SYSTEMTAP_DEBUGINFO_PATH=$dpath "$e2e/run-guest.sh" compile "$image" "$share" "$name" "$share/scripts/$script.stp" \
     -g "${old[@]}" -d "$share/bin/$f-$v" -I "$ts" -I "$share/tapsets" "${inc[@]}" \
     "${LIMITS[@]}"
@@ -908,7 +904,6 @@ EOF
   echo "\"\$S/bin/abiS-$SPECIAL_VERSION\" > \"\$S/out/base_abi_split.prog\" 2>&1; echo \$? > \"\$S/out/base_abi_split.rc\""
   echo "run values_split values_split 240 \"\$S/bin/abiS-$SPECIAL_VERSION\""
   [ -z "$NOSWISS_VERSION" ] || echo "run fmt_noswiss fmt_noswiss 240 \"\$S/bin/fmtvalsN-$NOSWISS_VERSION\""
-  echo "run fmt_nest fmt_nest 240 \"\$S/bin/fmtvals-$SPECIAL_VERSION\""
   echo "run newstack_sw newstack_sw 240 \"\$S/bin/growSW-$SW_VERSION\""
   echo "run swbuild swbuild 240 \"\$S/bin/growSN-$SW_VERSION\""
   for nv in $STACKS; do

@@ -131,8 +131,8 @@ def main():
     rounds = sorted(set(per.get("base", {})) | set(per.get("base_fmt", {})))
 
     def cost_rounds(v):
-        b = per.get(BASE_OF.get(v, "base"), {})
-        return {r: per[v][r] - b[r] for r in rounds if r in per[v] and r in b}
+        b, pv = per.get(BASE_OF.get(v, "base"), {}), per.get(v, {})
+        return {r: pv[r] - b[r] for r in rounds if r in pv and r in b}
 
     def med(xs):
         xs = list(xs)

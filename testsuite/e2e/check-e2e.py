@@ -702,27 +702,14 @@ FMT_HOSTILE = {
 }
 
 
-def fmt_too_deep(got, want):
-    """Whether GOT is WANT with some inner parts replaced by <too deep>:
-    each piece of GOT between those marks appears in WANT in order."""
-    pos = 0
-    for piece in got.split("<too deep>"):
-        i = want.find(piece, pos)
-        if i < 0:
-            return False
-        pos = i + len(piece)
-    return True
-
-
-def check_fmt(v, name=None, nested=False):
-    """v_fmt (the alias's local: go_fmt_any() of the interface) of each
-    value the fmtvals fixture passed to main.record equals fmt's %+v of
-    it, byte for byte, within go_fmt's default limits;
-    over them, the cut form FMT_CUTS derives from fmt's output; the
-    hostile values print as bad and the program ran to its end. NESTED:
-    the module was built with stap's own MAXNESTING (8 for a script with
-    recursion): values too deep for it may print <too deep> in place of
-    their inner levels instead, and at least one does."""
+def check_fmt(v, name=None):
+    """NAME_fmt of each value the fmtvals fixture printed (v_fmt of the
+    `any` passed to main.record: go_fmt_any() of the interface; of the
+    typed values passed to main.typed*: go_fmt() of the DWARF type's
+    runtime descriptor; the results' of main.retTyped*; deepx_NAME in deep
+    mode) equals fmt's %+v of it, byte for byte, within go_fmt's default
+    limits; over them, the cut form FMT_CUTS derives from fmt's output;
+    the hostile values print as bad and the program ran to its end."""
     name = name or f"fmt_{v.replace('.', '_')}"
     if not ran(name):
         return
@@ -734,27 +721,19 @@ def check_fmt(v, name=None, nested=False):
                  f"{name}: the fixture printed {len(go)} values and its end line",
                  f"end line {done!r}; program output tail {prog[-300:]!r}"):
         return
-    exact, cut, deep, bad = 0, 0, 0, []
+    exact, cut, bad = 0, 0, []
     for k, full in go.items():
         if k in FMT_HOSTILE:
             continue
         want = FMT_CUTS[k](full) if k in FMT_CUTS else full
         if want is None:
             bad.append(f"{k}: fmt printed an unexpected form {full[:80]!r}")
-        elif nested and "<too deep>" in got.get(k, "") and \
-                fmt_too_deep(got[k], want):
-            deep += 1
         elif got.get(k) != want:
             bad.append(f"{k}: go_fmt {got.get(k, '(no line)')[:120]!r}, want {want[:120]!r}")
         elif k in FMT_CUTS:
             cut += 1
         else:
             exact += 1
-    if nested:
-        check(not bad and deep > 0, f"{name}: with stap's own MAXNESTING, {deep} values "
-              f"print <too deep> in place of their inner levels, {exact + cut} in full, "
-              "none fails", "; ".join(bad[:4]) or "no <too deep>")
-        return
     typed = sum(1 for k in go if k.startswith(("typed_", "cut_typed_", "ret_")))
     check(not bad and typed >= 30,
           f"{name}: NAME_fmt of {exact} values == fmt's %+v byte for byte, {cut} more over "
@@ -2728,8 +2707,6 @@ for v in versions:
     check_http(v)
 for v in versions:
     check_fmt(v)
-if split_v:
-    check_fmt(split_v, "fmt_nest", nested=True)
 if os.environ.get("E2E_NOSWISS_VERSION"):
     check_fmt(os.environ["E2E_NOSWISS_VERSION"], "fmt_noswiss")
 elif not amd64:
