@@ -217,6 +217,20 @@ fmt_typed (FILE *f, const char *base, const struct go_value *v,
   return true;
 }
 
+/* NAME_fmt of value V (not an interface) under its names BASES (a
+   result's r0 and its Go name): written once, under BASES[0], when the
+   script reads either, the other a copy of it.  */
+static void
+fmt_value (FILE *f, const char *const bases[2], const struct go_value *v,
+           bool in_regs, const char *addr)
+{
+  if (!fmt_wanted (bases[0], "")
+      && (bases[1] == NULL || !fmt_wanted (bases[1], "")))
+    return;
+  if (fmt_typed (f, bases[0], v, in_regs, addr) && bases[1] != NULL)
+    fprintf (f, "  %s_fmt = %s_fmt\n", bases[1], bases[0]);
+}
+
 /* NAME_fmt after an interface's two words (its leaves T, then D, of
    BASE): go_fmt_any() of its dynamic value, the type from the itab of an
    interface with methods.  */
@@ -277,10 +291,8 @@ write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
       if (v->npieces > 0 && v->nleaves == 0)
         {
           fprintf (f, "  // %s: too many parts to name\n", bases[0]);
-          if (typed && !in_regs)
-            for (int bi = 0; bi < 2 && bases[bi] != NULL; bi++)
-              if (fmt_wanted (bases[bi], ""))
-                fmt_typed (f, bases[bi], v, false, addr);
+          if (typed)
+            fmt_value (f, bases, v, in_regs, addr);
           continue;
         }
       for (int bi = 0; bi < 2 && bases[bi] != NULL; bi++)
@@ -318,12 +330,7 @@ write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
                          l->suffix, bases[bi], l->suffix);
               }
           }
-      /* Results: r0_fmt and NAME_fmt alike, from one copy.  */
-      if (typed && (fmt_wanted (bases[0], "")
-                    || (bases[1] != NULL && fmt_wanted (bases[1], ""))))
-        {
-          if (fmt_typed (f, bases[0], v, in_regs, addr) && bases[1] != NULL)
-            fprintf (f, "  %s_fmt = %s_fmt\n", bases[1], bases[0]);
-        }
+      if (typed)
+        fmt_value (f, bases, v, in_regs, addr);
     }
 }
