@@ -10,6 +10,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <error.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@
 #include "probe-name.h"
 #include "run.h"
 #include "select.h"
+#include "stp-write.h"
 #include "write.h"
 
 /* --fixed-runtime: no short option.  */
@@ -55,6 +57,33 @@ static const struct argp_option options[] = {
     "it (-R DIR)", 0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
+
+/* The script S with its @go_fmt uses expanded (run-gofmt.c), for stap
+   by hand: DIR/BASENAME.expanded, a name stap's -I does not read as a
+   tapset.  0, or -1 after one line.  */
+static int
+write_expanded (const struct run_script *s, const char *dir)
+{
+  const char *slash = strrchr (s->path, '/');
+  char *name = NULL;
+  struct stp_file sf;
+  if (asprintf (&name, "%s.expanded", slash != NULL ? slash + 1 : s->path) < 0)
+    {
+      error (0, errno, "asprintf");
+      return -1;
+    }
+  int ret = stp_file_open (&sf, dir, name);
+  if (ret == 0)
+    {
+      fputs (s->text, sf.f);
+      ret = stp_file_close (&sf, 1);
+    }
+  if (ret == 0)
+    error (0, 0, "%s uses @go_fmt: stap by hand reads its expanded copy "
+           "%s/%s", s->path, dir, name);
+  free (name);
+  return ret;
+}
 
 static error_t
 parse_opt (int key, char *arg, struct argp_state *state)
@@ -198,6 +227,9 @@ cmd_gen (int argc, char **argv)
     {
       if (run_read_script (&script, a.script, NULL) != 0)
         goto out;
+      if ((ret = run_expand_go_fmt (&b, &script)) != EXIT_OK)
+        goto out;
+      ret = EXIT_ERROR;
       write_fmt_names = script.fmt_names;
       paired = calloc (n ? n : 1, sizeof *paired);
       if (paired == NULL)
@@ -231,7 +263,8 @@ cmd_gen (int argc, char **argv)
       goto out;
     }
   if (write_target (&b, &layout, a.outdir) != 0
-      || write_funcs (m, &layout, sel, paired, n, inl, ninl, a.outdir) != 0)
+      || write_funcs (m, &layout, sel, paired, n, inl, ninl, a.outdir) != 0
+      || (script.expanded && write_expanded (&script, a.outdir) != 0))
     goto out;
   ret = EXIT_OK;
 out:

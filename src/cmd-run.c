@@ -659,7 +659,8 @@ stap_argv (int argc, char **argv, const struct run_opts *o,
           i += pw - 1;
           continue;
         }
-      v[k++] = argv[i];
+      /* -e's text as gostap expanded it (run-gofmt.c).  */
+      v[k++] = argv[i] == o->inline_script ? s->text : argv[i];
     }
   for (int i = end; i < argc; i++)
     v[k++] = argv[i];
@@ -701,6 +702,8 @@ cmd_run (int argc, char **argv)
   if (t.program == NULL || run_read_script (&s, o.script, o.inline_script) != 0)
     goto out;
   if ((ret = open_target (&b, &t, o.pid, &c, &aranges, &opened)) != EXIT_OK)
+    goto out;
+  if ((ret = run_expand_go_fmt (&b, &s)) != EXIT_OK)
     goto out;
   write_fmt_names = s.fmt_names;
   c.gendir = generate (&b, &s, &c.guru, &ret);

@@ -3,6 +3,8 @@
 #ifndef GOSTAP_PARAMS_H
 #define GOSTAP_PARAMS_H
 
+#include <elfutils/libdw.h>
+
 #include "gobin.h"
 
 /* One register or stack slot holding part of a value.  */
@@ -75,6 +77,32 @@ bool go_params_is_line_start (struct go_params_ctx *ctx, uint64_t pc);
 int go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
                   const struct go_func *f, struct go_signature *sig);
 void go_signature_free (struct go_signature *sig);
+
+/* DW_AT_go_runtime_type of the DWARF type T into *RT (0 and false when
+   none): Go puts it on the type a typedef names (main.Pair's structure
+   type), not on the typedef.  */
+bool go_dwarf_runtime_type (Dwarf_Die *t, uint64_t *rt);
+
+/* What a DWARF value path of SystemTap's ($r->URL->Path: an argument
+   or result, then fields, through pointers as -> goes) reaches in one
+   function (read-dwarf-path.c): for each field, whether the value
+   before it is a pointer (followed first) and the field's offset.  */
+enum { GO_PATH_MAX = 16 };
+struct go_path_type
+{
+  const char *type;      /* the DWARF name of its type, may be NULL */
+  bool has_rtype;        /* its runtime type descriptor, as go_value's */
+  uint64_t rtype;
+  bool deref[GO_PATH_MAX];
+  uint64_t offset[GO_PATH_MAX];
+};
+
+/* The type the path VAR->FIELDS[0]->...->FIELDS[N-1] reaches in F (N at
+   most GO_PATH_MAX).  0; -1 with *WHY (a static text) when it reaches
+   nothing.  */
+int go_path_type (struct go_params_ctx *ctx, const struct go_func *f,
+                  const char *var, char *const *fields, size_t n,
+                  struct go_path_type *out, const char **why);
 
 /* The SystemTap / gdb name of a register piece ("rax", "xmm0", "x3", "v0"),
    NULL for a stack piece.  */

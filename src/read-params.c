@@ -732,10 +732,8 @@ dict_plan (const struct go_bin *b, const struct go_func *f, Dwarf_Die *sub,
   return *dict_at >= 0;
 }
 
-/* DW_AT_go_runtime_type of type T into *RT: Go puts it on the type a
-   typedef names (main.Pair's structure type), not on the typedef.  */
-static bool
-runtime_type (Dwarf_Die *t, uint64_t *rt)
+bool
+go_dwarf_runtime_type (Dwarf_Die *t, uint64_t *rt)
 {
   Dwarf_Die cur = *t;
   for (int depth = 0; depth < MAX_DEPTH; depth++)
@@ -786,7 +784,7 @@ add_param (struct go_signature *sig, size_t *cap, struct assign *s,
   else
     {
       v->type = dwarf_diename (&t);
-      v->has_rtype = runtime_type (&t, &v->rtype);
+      v->has_rtype = go_dwarf_runtime_type (&t, &v->rtype);
       sig->n++;
       int r = assign_value (s, &t, regabi, stack, v);
       if (r == -2)

@@ -90,12 +90,8 @@ read_text (const char *path)
   return text;
 }
 
-/* Where what starts at P in TEXT ends when it names no probe point: a
-   comment (//, #, C style) or a string literal: its last character, or
-   the text's NUL when it does not end.  NULL for anything else ($# and
-   @#, the number of script arguments, are no comment).  */
-static const char *
-skip_inert (const char *text, const char *p)
+const char *
+run_script_skip_inert (const char *text, const char *p)
 {
   if ((p[0] == '/' && p[1] == '/')
       || (p[0] == '#' && (p == text || (p[-1] != '$' && p[-1] != '@'))))
@@ -156,10 +152,8 @@ names_fmt_local (const char *p)
     && strncmp (p, "go_fmt", 6) != 0;
 }
 
-/* Add the word at P (a NAME_fmt) to S's fmt_names, once.  0, or -1 out
-   of memory (said).  */
-static int
-add_fmt_name (struct run_script *s, const char *p)
+int
+run_script_add_fmt_name (struct run_script *s, const char *p)
 {
   size_t n = 0, have = s->fmt_names != NULL ? strlen (s->fmt_names) : 0;
   while (ident_char (p[n]))
@@ -210,7 +204,7 @@ run_read_script (struct run_script *s, const char *path,
   bool head = false, alias_def = false;
   for (const char *p = s->text; *p != '\0'; p++)
     {
-      const char *e = skip_inert (s->text, p);
+      const char *e = run_script_skip_inert (s->text, p);
       if (e != NULL)
         {
           if (*e == '\0')
@@ -225,7 +219,7 @@ run_read_script (struct run_script *s, const char *path,
           continue;
         }
       bool word_start = p == s->text || !ident_char (p[-1]);
-      if (word_start && names_fmt_local (p) && add_fmt_name (s, p) != 0)
+      if (word_start && names_fmt_local (p) && run_script_add_fmt_name (s, p) != 0)
         return -1;
       if (word_start && strncmp (p, "probe", 5) == 0 && !ident_char (p[5]))
         {

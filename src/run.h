@@ -28,6 +28,7 @@ struct run_script
   char *fmt_names;        /* the NAME_fmt locals it reads, each followed
                              by a newline after a leading one ("\nv_fmt\n
                              r0_fmt\n"), NULL for none (write_fmt_names) */
+  bool expanded;          /* @go_fmt uses replaced (run_expand_go_fmt) */
 };
 
 /* The program of -c CMD: its first word, looked up in PATH (malloc'd), or
@@ -127,6 +128,19 @@ bool run_script_uses_inlined (const struct run_script *s, const char *alias);
    ("go.func.main.add", "go.func.main.add.return"), as stap matches
    them, component by component?  */
 bool run_script_match (const char *pattern, const char *alias);
+/* Where what starts at P in TEXT ends when it names no probe point: a
+   comment (//, #, C style) or a string literal: its last character, or
+   the text's NUL when it does not end.  NULL for anything else ($# and
+   @#, the number of script arguments, are no comment).  */
+const char *run_script_skip_inert (const char *text, const char *p);
+/* Add the word at P (a NAME_fmt) to S's fmt_names, once.  0, or -1 out
+   of memory (said).  */
+int run_script_add_fmt_name (struct run_script *s, const char *p);
+/* run-gofmt.c: before generate, each @go_fmt(DWARF value) of S's text
+   replaced by what prints that value on B (gostap-values(7)), the
+   NAME_fmt locals it reads added to S's fmt_names.  EXIT_OK, or
+   EXIT_BADINPUT after one line naming the script's line and why.  */
+int run_expand_go_fmt (struct go_bin *b, struct run_script *s);
 /* run-locals.c: after generate, with the stap options ARGV[1 .. ARGC)
    (their -I directories' globals): EXIT_OK, or EXIT_BADINPUT after one
    line when a probe of S on go.func aliases reads a local that one of

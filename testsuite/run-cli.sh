@@ -248,6 +248,45 @@ else
   fail "NAME_fmt locals: $(grep -h 'fmt\|ERROR\|error' "$tmp/gfmt/go_funcs.stp" "$tmp/gr0fmt/go_funcs.stp" "$tmp/fmtl.err" "$tmp/r0fmt.err" "$tmp/nofmt.err" 2>/dev/null | head -4)"
 fi
 
+# @go_fmt of a DWARF value (src/run-gofmt.c), expanded by gen --script and
+# gostap run from the function's DWARF: main.validate's r is a *request,
+# $r->name the string at its field, printed with the descriptor DWARF
+# names for it (an offset from runtime.types), which `gostap types` (the
+# type data, not DWARF) names "string", and $r
+# alone the alias's r_fmt; stap -p2 takes the expanded script.  Refused in
+# one line naming the script's line: a field of a struct in registers
+# (handle's r), a field no struct has, @go_fmt outside a go.func probe, a
+# value that is no DWARF path.
+demo119=$(awk '$4 == "demo" && $3 == "default" && $2 == "1.19" { print $1 }' "$tmp/manifest")
+if [ -n "$demo119" ]; then
+  printf 'probe go.func.main.validate {\n  println(@go_fmt($r->name), @go_fmt( $r ))\n}\n' > "$tmp/gofmt.stp"
+  rm -rf "$tmp/ggofmt"
+  re='^  println\(_go_fmt_typed\((0x[0-9a-f]+), _go_reg_[a-z0-9]+\(\) \+ [0-9]+\), r_fmt\)$'
+  if "$GOSTAP" gen "$demo119" -o "$tmp/ggofmt" --script "$tmp/gofmt.stp" 'main.validate' 2> "$tmp/ggofmt.err" &&
+     grep -q "gofmt.stp uses @go_fmt: stap by hand reads its expanded copy $tmp/ggofmt/gofmt.stp.expanded" "$tmp/ggofmt.err" &&
+     [[ $(sed -n 2p "$tmp/ggofmt/gofmt.stp.expanded") =~ $re ]] &&
+     start=$(readelf -sW "$demo119" | awk '$8 == "runtime.types" { print $2 }') && [ -n "$start" ] &&
+     "$GOSTAP" types --json "$demo119" "$(printf '%#x' $((0x$start + BASH_REMATCH[1])))" | grep -q '"name":"string"' &&
+     grep -q '^  r_fmt = ' "$tmp/ggofmt/go_funcs.stp" &&
+     "$GOSTAP" run -t "$demo119" -p2 "$tmp/gofmt.stp" > "$tmp/gofmt.p2" 2> "$tmp/gofmt.err"; then
+    echo "ok - @go_fmt(\$r->name) expanded from DWARF (gen --script's copy, the descriptor of string), @go_fmt(\$r) as r_fmt; gostap run -p2 takes it"
+  else
+    fail "@go_fmt expansion: $(cat "$tmp/ggofmt.err" "$tmp/gofmt.err" 2>/dev/null | grep -v '^WARNING' | head -3; sed -n 2p "$tmp/ggofmt/gofmt.stp.expanded" 2>/dev/null)"
+  fi
+  printf '\nprobe go.func.main.handle { println(@go_fmt($r->name)) }\n' > "$tmp/gofmt2.stp"
+  expect_fail 2 "gofmt2.stp:2: @go_fmt\(\\\$r->name\) in main.handle: the value is a struct in registers" \
+    "$GOSTAP" run -t "$demo119" -p2 "$tmp/gofmt2.stp"
+  expect_fail 2 "-e script:1: @go_fmt\(\\\$r->nosuch\) in main.validate: a struct on the path has no field of that name" \
+    "$GOSTAP" run -t "$demo119" -p2 -e 'probe go.func.main.validate { println(@go_fmt($r->nosuch)) }'
+  expect_fail 2 "-e script:2: @go_fmt\(\\\$x->y\) is for a probe on go.func points only" \
+    "$GOSTAP" run -t "$demo119" -p2 -e '// begin
+probe begin { println(@go_fmt($x->y)) }'
+  expect_fail 2 "-e script:1: @go_fmt takes a DWARF value" \
+    "$GOSTAP" run -t "$demo119" -p2 -e 'probe go.func.main.validate { println(@go_fmt(1 + 2)) }'
+else
+  fail "no Go 1.19 demo build in the manifest"
+fi
+
 # Preflight failures, one line each.
 s=$examples/newstack.stp
 GOSTAP_STAP=/nonexistent/stap expect_fail 1 "cannot run '/nonexistent/stap'" "$GOSTAP" run -t "$demo" -p2 "$s"

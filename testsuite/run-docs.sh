@@ -70,12 +70,14 @@ fi
 
 # No page or README names a go_* function or @go_* macro that exists
 # nowhere: the static tapsets define it, or gostap writes it into
-# go_target.stp (src/write-*.c).
+# go_target.stp (src/write-*.c), or expands it (@go_fmt).
 checks=$((checks + 1))
 grep -oh '@\?\bgo_[a-z0-9_]*(' "$readme" "$top_srcdir"/doc/*.md | sort -u | tr -d '(' > "$tmp/named"
 stale=
 while read -r f; do
   case $f in
+    # @go_fmt: gostap run expands it (src/run-gofmt.c)
+    @go_fmt) grep -q '"@go_fmt"' "$top_srcdir"/src/run-gofmt.c || stale="$stale $f" ;;
     @*) grep -q "^@define ${f#@}\b" "$top_srcdir"/tapsets/*.stpm || stale="$stale $f" ;;
     *) grep -q "^function $f\b\|^function $f:" "$top_srcdir"/tapsets/*.stp "$top_srcdir"/tapsets/*.stpm ||
          grep -q "function $f[: ]" "$top_srcdir"/src/write-*.c || stale="$stale $f" ;;

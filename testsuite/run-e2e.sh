@@ -596,10 +596,13 @@ done
 [ "$LOAD_SECONDS" -gt 0 ] && jobs+=("load load grow $LOAD_VERSION")
 
 compile_one () {
-  local name=$1 script=$2 f=$3 v=$4 inc=() ts=$share/ts/$3-$4 old=() root dpath rt
+  local name=$1 script=$2 f=$3 v=$4 inc=() ts=$share/ts/$3-$4 old=() root dpath rt sc
   [ -n "${5:-}" ] && inc=(-I "$share/scripts/$5")
   # tapsets generated for this script alone, where there are (gen --script)
   [ -d "$ts-for-$script" ] && ts=$ts-for-$script
+  # the script with its @go_fmt uses expanded, where it has some (gen --script)
+  sc=$share/scripts/$script.stp
+  [ -f "$ts/$script.stp.expanded" ] && sc=$ts/$script.stp.expanded
   # what gen said stap by hand needs on a libdw older than 0.191 (gen)
   dpath=${SYSTEMTAP_DEBUGINFO_PATH:-}
   if [ -s "$ts.hint" ]; then
@@ -614,7 +617,7 @@ compile_one () {
     [ -n "$rt" ] || { echo "$name: gostap gen's line for stap's relay transport not understood: $(cat "$ts.rhint")" >&2; return 1; }
     old+=(-R "$rt")
   fi
-  SYSTEMTAP_DEBUGINFO_PATH=$dpath "$e2e/run-guest.sh" compile "$image" "$share" "$name" "$share/scripts/$script.stp" \
+  SYSTEMTAP_DEBUGINFO_PATH=$dpath "$e2e/run-guest.sh" compile "$image" "$share" "$name" "$sc" \
     -g "${old[@]}" -d "$share/bin/$f-$v" -I "$ts" -I "$share/tapsets" "${inc[@]}" \
     "${LIMITS[@]}"
 }

@@ -701,6 +701,44 @@ FMT_HOSTILE = {
     "hostile_len": r"short.*\.\.\.",
 }
 
+# @go_fmt of DWARF values (e2e/fmtvals.stp's dw_* lines): each is fmt's
+# output of a typed_* value, or of the field path in it.
+FMT_DWARF = {
+    "dw_ptr_pair": ("typed_ptr_pair", []),
+    "dw_ptr_pair_A": ("typed_ptr_pair", ["A"]),
+    "dw_ptr_pair_B": ("typed_ptr_pair", ["B"]),
+    # The node is its own Next: $v->Next prints as v does, at the top.
+    "dw_cyclic_next": ("typed_cyclic", []),
+    "dw_cyclic_children": ("typed_cyclic", ["Children"]),
+    "dw_cyclic_val": ("typed_cyclic", ["Val"]),
+    "dw_holder_M": ("typed_holder", ["M"]),
+    "dw_holder_Shape": ("typed_holder", ["Shape"]),
+    "dw_holder_Sl": ("typed_holder", ["Sl"]),
+    "dw_holder_Arr": ("typed_holder", ["Arr"]),
+    "dw_holder_Nil": ("typed_holder", ["Nil"]),
+}
+
+
+def fmt_field(full, path):
+    """The field PATH of fmt's %+v output FULL of a struct ("&{A:1 B:[x y]}"),
+    fields split where no bracket is open; None when it has no such field."""
+    for f in path:
+        body = full[1:] if full.startswith("&") else full
+        if not (body.startswith("{") and body.endswith("}")):
+            return None
+        fields, depth, start = {}, 0, 1
+        for i, c in enumerate(body[1:-1] + " ", 1):
+            depth += (c in "[{(") - (c in "]})")
+            if c == " " and depth == 0:
+                k, _, val = body[start:i].partition(":")
+                fields[k] = val
+                start = i + 1
+        if f not in fields:
+            return None
+        full = fields[f]
+    return full
+
+
 
 def check_fmt(v, name=None):
     """NAME_fmt of each value the fmtvals fixture printed (v_fmt of the
@@ -739,6 +777,12 @@ def check_fmt(v, name=None):
           f"{name}: NAME_fmt of {exact} values == fmt's %+v byte for byte, {cut} more over "
           f"the default limits in their cut forms ({typed} of them typed arguments and "
           "results, from DWARF's runtime type, the others `any`s)", "; ".join(bad[:4]))
+    dw = [f"{k}: @go_fmt {got.get(k, '(no line)')[:80]!r}, want {fmt_field(go.get(src, ''), p)!r}"
+          for k, (src, p) in FMT_DWARF.items()
+          if fmt_field(go.get(src, ""), p) is None or got.get(k) != fmt_field(go[src], p)]
+    check(not dw, f"{name}: @go_fmt of {len(FMT_DWARF)} DWARF values ($v, $v->A, "
+          "$v->Next->Next->Val, fields of a struct on the stack) == fmt's %+v of them",
+          "; ".join(dw[:4]))
     hb = [f"{k}: {got.get(k, '(no line)')[:80]!r}" for k, rx in FMT_HOSTILE.items()
           if not re.fullmatch(rx, got.get(k, ""))]
     check(not hb, f"{name}: the {len(FMT_HOSTILE)} hostile values (unmapped addresses, a "
