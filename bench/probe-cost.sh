@@ -50,6 +50,9 @@
 #      fmt_field   probe go.func.main.rec { test v_ID } (one field)
 #      fmt_full    probe go.func.main.rec { test v_fmt } (the whole value
 #                  as %+v prints it, tapsets for the script)
+#      fmt_twice   fmt_full, then the value printed once more in the hit
+#                  (the alias's own go_fmt call): (13) - (12) is what a
+#                  print costs once the first has touched its pages
 #    where a test is `if (X < 0) printf(...)`, never true (stap elides a
 #    probe whose handler does nothing); the last two split the pairing's
 #    cost into its parts;
@@ -298,6 +301,19 @@ EOF
 mkdir -p "$share/ts_fmt"
 "$gostap" gen "$bin" -o "$share/ts_fmt" --script "$S/fmt_full.stp" main.rec ||
   die "gostap gen --script fmt_full.stp failed"
+# fmt_twice: v_fmt, then the same value printed again in the same hit
+# (the alias's own call, from its line in the tapsets): what a print costs
+# once the first has touched its pages.
+fmt_call=$(sed -n 's/^  v_fmt = \(_go_fmt_typed(0x[0-9a-f]*, _go_sp + 8 + 0)\)$/\1/p' "$share/ts_fmt/go_funcs.stp")
+[ -n "$fmt_call" ] || die "no v_fmt line in the tapsets for fmt_full.stp"
+cat > "$S/fmt_twice.stp" <<EOF
+probe go.func.main.rec { if (v_fmt == "" || $fmt_call == "") printf("NEGATIVE\n") }
+EOF
+cat > "$S/c_fmt_twice.stp" <<EOF
+global e, r, u, shown
+probe go.func.main.rec { e++; s = $fmt_call; if (s != v_fmt) u++; if (!shown) { shown = 1; printf("FMT %s\n", s) } }
+$end
+EOF
 cat > "$S/c_fmt_field.stp" <<EOF
 global e, r, u
 probe go.func.main.rec { e++; if (v_ID != 7) u++ }
@@ -310,7 +326,7 @@ $end
 EOF
 # The order of a round (rotated from round to round) puts each variant
 # beside the one it is compared with.
-VARIANTS="bare_fn go_entry go_stack ubt bare_ret go_pair go_pair2 go_retonly hand_reads hand_pair base_fmt fmt_field fmt_full"
+VARIANTS="bare_fn go_entry go_stack ubt bare_ret go_pair go_pair2 go_retonly hand_reads hand_pair base_fmt fmt_field fmt_full fmt_twice"
 if [ -n "$only" ]; then
   sel=
   for v in ${only//,/ }; do
@@ -330,7 +346,7 @@ compile_one () {
   local ts=$share/ts
   case $1 in
     go_pair|c_go_pair) ts=$share/ts_pair ;;
-    fmt_full|c_fmt_full) ts=$share/ts_fmt ;;
+    fmt_full|c_fmt_full|fmt_twice|c_fmt_twice) ts=$share/ts_fmt ;;
   esac
   "$e2e/run-guest.sh" compile "$image" "$share" "$1" "$S/$1.stp" \
     -g -I "$ts" -I "$share/tapsets" \

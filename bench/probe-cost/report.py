@@ -56,9 +56,12 @@ VARIANTS = {
     "fmt_full": ("(12) gostap entry, the value as %+v prints it", 1,
                  "go.func.main.rec { X = v_fmt } (go_fmt at its default limits; tapsets "
                  "for the script)"),
+    "fmt_twice": ("(13) gostap entry, the value printed twice", 1,
+                  "go.func.main.rec { X = v_fmt; Y = the same go_fmt call again } "
+                  "((13) - (12): a print whose pages the first one touched)"),
 }
 # the variants timed against the fmt mode's own unprobed runs
-BASE_OF = {"fmt_field": "base_fmt", "fmt_full": "base_fmt"}
+BASE_OF = {"fmt_field": "base_fmt", "fmt_full": "base_fmt", "fmt_twice": "base_fmt"}
 TARGETS = (("(3)/(1)", "go_entry", "bare_fn", 1.03,
             "gostap's entry alias over a bare process.function probe"),
            ("(4)/(2)", "go_pair", "bare_ret", 1.15,
@@ -170,7 +173,8 @@ def main():
             return "**no count**"
         e, r, u, n, sk = c
         want_e = v != "go_retonly"
-        want_r = v not in ("bare_fn", "go_entry", "go_stack", "ubt", "fmt_field", "fmt_full")
+        want_r = v not in ("bare_fn", "go_entry", "go_stack", "ubt", "fmt_field", "fmt_full",
+                           "fmt_twice")
         parts, ok = [], True
         if want_e:
             parts.append("entry %d/%d" % (e, n))
@@ -188,13 +192,17 @@ def main():
         if v == "fmt_field":
             parts.append("wrong v_ID %d" % u)
             ok &= u == 0
-        if v == "fmt_full":
-            # its first v_fmt against fmt's %+v of the same value
-            got = re.search(r"^FMT (.*)$", read("c_fmt_full.stap") or "", re.M)
-            want = re.search(r"^PROBECOST fmt=(.*)$", read("c_fmt_full.prog") or "", re.M)
+        if v in ("fmt_full", "fmt_twice"):
+            # its first v_fmt (or second print) against fmt's %+v of the value
+            got = re.search(r"^FMT (.*)$", read("c_%s.stap" % v) or "", re.M)
+            want = re.search(r"^PROBECOST fmt=(.*)$", read("c_%s.prog" % v) or "", re.M)
             same = bool(got and want and got.group(1) == want.group(1))
-            parts.append("v_fmt %s fmt's %%+v" % ("==" if same else "!="))
+            parts.append("%s %s fmt's %%+v" % ("v_fmt" if v == "fmt_full" else "the second print",
+                                              "==" if same else "!="))
             ok &= same
+        if v == "fmt_twice":
+            parts.append("second print != v_fmt %d" % u)
+            ok &= u == 0
         if sk:
             parts.append("skipped %d" % sk)
         txt = ", ".join(parts)
@@ -259,7 +267,8 @@ def main():
                     ("(8)/(9) go_stack_depth(32) / ubacktrace() at 32 frames",
                      ratio("go_stack", "ubt")),
                     ("(12)/(11) T9: the value as %+v prints it / one field of it",
-                     ratio("fmt_full", "fmt_field"))):
+                     ratio("fmt_full", "fmt_field")),
+                    ("(13)/(12) the value printed twice / once", ratio("fmt_twice", "fmt_full"))):
         w("| %s | %s | %s | %d |" % (name, "%.2fx" % r[0] if r[0] is not None else "-",
                                       "%.2fx" % r[1] if r[1] is not None else "-", r[2]))
     w("")
