@@ -117,7 +117,9 @@ SPECIAL_VERSION=1.24
 SW_VERSION=1.27
 CONTAINER_VERSION=1.24
 # The faults job (e2e/faults.sh; issue 38): on the x86-64 guests, with
-# the gostap-run jobs (FAULTS=0 where there are none).
+# the gostap-run jobs (FAULTS=0 where there are none). The unprivileged
+# job (e2e/unpriv.sh; issue 38, other users) runs under the same
+# condition, on the same fixture.
 FAULTS_VERSION=1.24
 # The busy job (issue 38, load): the busy fixture (a thousand goroutines
 # serving requests that grow their stacks and allocate, counting its own
@@ -687,6 +689,10 @@ done <<< "$GOSTAP_RUN_JOBS"
 [ "$FAULTS" = 0 ] ||
   faults_compile "$image" "$share" "$share/bin/faults-$FAULTS_VERSION" "$share/scripts/faults.stp" \
     "$share/scripts/faults-stacks.stp" || hard_error "gostap run -p4 of the faults job fails in the image"
+. "$e2e/unpriv.sh"
+[ "$FAULTS" = 0 ] ||
+  unpriv_compile "$image" "$share" "$share/bin/faults-$FAULTS_VERSION" "$share/scripts/faults.stp" ||
+  hard_error "the unprivileged job's modules do not compile in the image"
 # busy_args: gr_args of the busy job (the FAULTS condition: x86-64, with
 # the gostap-run jobs).
 busy_args () {
@@ -895,6 +901,7 @@ EOF
   [ "$FAULTS" = 0 ] ||
     faults_guest_lines "$share" "$share/bin/faults-$FAULTS_VERSION" "$share/scripts/faults.stp" \
       "$share/scripts/faults-stacks.stp"
+  [ "$FAULTS" = 0 ] || unpriv_guest_lines "$share" "$share/bin/faults-$FAULTS_VERSION"
   if [ "$FAULTS" = 1 ]; then
     busy_args
     echo "bash \"\$S/scripts/busy-mem.sh\" \"\$S/out/gostap_run_busy.mem\" & busymem=\$!"
@@ -958,7 +965,7 @@ run_s=$(sed -n 's/^.*gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$s
 # --- checks ---------------------------------------------------------------------------
 st=0
 amd64 || CONTAINER_VERSION=
-E2E_FAULTS=$FAULTS E2E_BUSY_SECONDS=$BUSY_SECONDS E2E_BUSY_GOROUTINES=$BUSY_GOROUTINES E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
+E2E_FAULTS=$FAULTS E2E_FAULTS_VERSION=$FAULTS_VERSION E2E_BUSY_SECONDS=$BUSY_SECONDS E2E_BUSY_GOROUTINES=$BUSY_GOROUTINES E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_CPUBOUND_SRC="$testsuite/fixtures/cpubound" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION E2E_NOSWISS_VERSION=$NOSWISS_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
   E2E_STACKS="$STACKS" E2E_INLINE="$INLINE" E2E_GO=$go_newest E2E_COMPILE_LIBDW=$compile_libdw \

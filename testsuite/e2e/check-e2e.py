@@ -2005,6 +2005,83 @@ def check_faults():
           f"{(before or '').split()} / {(after or '').split()})")
 
 
+def check_unpriv(version):
+    """The unprivileged job (e2e/unpriv.sh; issue 38, other users): a
+    user in stapusr alone (gouser) loads the modules an administrator
+    installed under /lib/modules/KVER/systemtap. A (the administrator's
+    gostap run module, faults.stp): gouser's process's calls, every return
+    paired, by its own goroutine ids. B (stap --unprivileged, gostap's
+    goroutine context and Go stack at main.work's entry address): gouser's
+    process seen with at least its calls (the entry runs again after a
+    stack growth) by its goroutine ids, its stack's first frame main.work;
+    root's process of the same binary, running beside it, not seen; and
+    gouser's `staprun -x` of a root process sees nothing of it. C: gouser's
+    `gostap run -x` of root's process is refused in one line."""
+    name = "unpriv"
+    ident = read("unpriv.id") or ""
+    if not check("(stapusr)" in ident and "(stapdev)" not in ident and "(root)" not in ident,
+                 f"{name}: gouser is in stapusr alone: {ident.strip()}",
+                 (read("unpriv.useradd") or "")[-300:]):
+        return
+    # A
+    out, rc = read("unpriv_a.out") or "", (read("unpriv_a.rc") or "").strip()
+    procs, wrong = faults_program(out)
+    seen, left = faults_stap(out)
+    if check(rc == "0" and not wrong and len(procs) == 1,
+             f"{name}: A: gouser's staprun of the administrator's module (gostap run -p4 -m) "
+             f"with its program: exit {rc}, the program's results right",
+             (out + (read("unpriv_a.err") or ""))[-400:]):
+        (pid, (g, c)), = procs.items()
+        s = seen.get(pid)
+        check(s is not None and s[0] == c and s[1] == c and s[2] == 0 and s[3] == g
+              and set(seen) == {pid} and left == 0,
+              f"{name}: A: the go.func aliases counted gouser's process {pid}: its {c} calls, "
+              f"all paired, by its goroutines {sorted(g)}, nothing else, no entry left",
+              f"script: {seen}, left {left}")
+    # B
+    out, rc = read("unpriv_b.out") or "", (read("unpriv_b.rc") or "").strip()
+    procs, wrong = faults_program(out)
+    root, _ = faults_program(read("unpriv_b_root.out"))
+    alive = (read("unpriv_b_root.alive") or "").split()
+    stap = {int(m.group(1)): (int(m.group(2)), {int(x) for x in m.group(3).split(",") if x})
+            for m in re.finditer(r"^unpriv: stap pid (\d+) calls (\d+) goroutines ([\d,]*)$", out, re.M)}
+    stacks = {int(m.group(1)): m.group(2)
+              for m in re.finditer(r"^unpriv: stap pid (\d+) stack (.*)$", out, re.M)}
+    if check(rc == "0" and not wrong and len(procs) == 1 and "unpriv: end" in out,
+             f"{name}: B: gouser's staprun of the --unprivileged module with its program: "
+             f"exit {rc}, the program's results right, the end probe ran",
+             (out + (read("unpriv_b.err") or ""))[-400:]):
+        (pid, (g, c)), = procs.items()
+        s = stap.get(pid)
+        check(s is not None and s[0] >= c and s[1] == g,
+              f"{name}: B: gouser's process {pid} seen at main.work's entry: {s[0] if s else 0} "
+              f"hits for its {c} calls (more: entries again after a stack growth), by its "
+              f"goroutines {sorted(g)}", f"script: {stap}")
+        frames = go_frames(symbolize(f"faults-{version}", stacks.get(pid, "") + "\n") or "")
+        check(frames and frames[0][0] == "main.work",
+              f"{name}: B: go_stack() in the unprivileged module: first frame "
+              f"{frames[0][0] if frames else None}, {len(frames)} frames",
+              f"record {stacks.get(pid, '')[:200]}")
+        rpid = next(iter(root), None)
+        check(len(root) == 1 and alive == [str(rpid), "running"] and rpid not in stap,
+              f"{name}: B: root's process {rpid} of the same binary, running beside gouser's "
+              f"({' '.join(alive)}), not seen by gouser's module", f"script: {stap}; root {root}")
+    out = read("unpriv_bx.out") or ""
+    rc = (read("unpriv_bx.rc") or "").strip()
+    rpid = (read("unpriv_bx_root.pid") or "").strip()
+    err = (read("unpriv_bx.err") or "").strip().splitlines()
+    hit = re.search(rf"^unpriv: stap pid {rpid} ", out, re.M) if rpid else True
+    check(rpid and not hit,
+          f"{name}: B: gouser's `staprun -x {rpid}` (root's process): exit {rc}, nothing of it "
+          f"seen ({err[0][:160] if err else 'staprun said nothing'})", out[-300:])
+    # C
+    out, rc = (read("unpriv_c.out") or "").strip(), (read("unpriv_c.rc") or "").strip()
+    lines = out.splitlines()
+    check(rc not in ("", "0") and len(lines) == 1 and lines[0].startswith(("gostap: ", "/opt/gostap/bin/gostap: ")),
+          f"{name}: C: gouser's `gostap run -x` of root's process refused in one line, exit {rc}: "
+          f"{lines[0][:200] if lines else ''}", out[-300:])
+
+
 def faults_left(name):
     """The stap, staprun, stapio processes in the ps listing NAME, and the
     stap modules in the lsmod listing (or None when missing)."""
@@ -2782,9 +2859,10 @@ for job in os.environ.get("E2E_GOSTAP_RUN", "").split():
 if os.environ.get("E2E_FAULTS", "0") == "1":
     check_faults()
     check_faults_kills()
+    check_unpriv(os.environ.get("E2E_FAULTS_VERSION", "1.24"))
     check_busy()
 elif not amd64:
-    skip("faults, busy: run on the x86-64 guests only (one architecture shows what the runtime "
+    skip("faults, unpriv, busy: run on the x86-64 guests only (one architecture shows what the runtime "
          "and gostap do with killed, forked and exec'd processes)")
 check_wbuild()
 if os.environ.get("E2E_CGO", "1") == "1":
