@@ -43,7 +43,9 @@ static const struct argp_option options[] = {
   { "script", 'S', "FILE", 0, "Tailor the tapsets to the script FILE, as "
     "gostap run does: where it probes both the entry and the return alias "
     "of a function, one probe at the entry records the call for the return "
-    "(one handler instead of two); such tapsets serve that script only", 0 },
+    "(one handler instead of two); such tapsets serve that script only; "
+    "a script that uses @go_fmt($r->URL) is expanded into DIR/FILE.expanded, "
+    "for stap by hand", 0 },
   { "aranges", 'A', NULL, 0, "Where stap's libdw is older than 0.191: also "
     "write a copy of BINARY (or of its debug file) with the .debug_aranges "
     "such a libdw needs into gostap's cache, and say in one line what stap "

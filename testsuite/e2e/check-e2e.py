@@ -2120,9 +2120,16 @@ def check_faults_kills():
           f"\"stopping what it left running ({m.group(1) if m else '?'})\"", tr[-300:])
     seen, _ = faults_stap(tr)
     s = seen.get(pid)
-    check(s is not None and 0 < s[0] <= 32000 and s[2] == 0,
+    # The program runs on while the stopped module is removed: a call
+    # that enters after main.work's entry probe is gone and returns before
+    # its RET probes are is a return without its entry (seen once in
+    # about five runs: 4, one a goroutine, trixie 2026-11-29).
+    g = len(procs[pid][0]) if pid is not None else 0
+    check(s is not None and 0 < s[0] <= 32000 and s[2] <= g,
           f"{name}: stap killed: the stopped stapio ran the end probe "
-          f"({s[0] if s else 0} calls of the program counted until then, none unpaired)",
+          f"({s[0] if s else 0} calls of the program counted until then, "
+          f"{s[2] if s else 0} unpaired: at most one for each of its {g} goroutines, "
+          "calls under way while the module was removed)",
           f"seen {seen}")
     left, mods = faults_left("faults_2")
     check(left == [] and mods == [],

@@ -78,15 +78,18 @@ unpriv_compile () {
 }
 
 # unpriv_guest_lines SHARE BIN: the guest.sh lines. gouser runs the
-# binary as /tmp/bin/NAME: SHARE/bin is a bind mount of /tmp/bin (the
-# same inode the modules' probes sit on; gr_guest_prologue), and the
-# share itself is root's alone.
+# binary by the path the modules' probes name (SHARE/bin, a bind mount of
+# /tmp/bin: gr_guest_prologue): stap's runtime finds a process() probe's
+# processes by the path of their program, not by its inode (measured in
+# the trixie guest, 2026-11-29: run as /tmp/bin/NAME, the same file, no
+# probe fired), so the share is opened to others for its traversal.
 unpriv_guest_lines () {
   local share=$1 bin=$2
   cat <<EOF
 ( o=\$S/out/unpriv
   b=$bin
-  ub=/tmp/bin/\$(basename "\$b")
+  ub=\$b
+  chmod o+x "\$S" "\$S/bin"
   d=/lib/modules/\$(uname -r)/systemtap
   useradd -m -G stapusr gouser > "\$o.useradd" 2>&1
   id gouser > "\$o.id" 2>&1
