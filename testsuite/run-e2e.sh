@@ -83,7 +83,12 @@
 # Environment: GOSTAP_E2E (the guests to boot, e2e/guests.sh: by default
 # one by turns: trixie, bookworm, forky or arm64; "all" those four; bullseye by name), E2E_SUITE (trixie), E2E_ARCH (amd64), GOSTAP_TEST_CACHE (the cache root), E2E_LOAD_SECONDS (30; 0
 # leaves out check e), E2E_SMP (the guest's CPUs, 2),
-# E2E_GUEST_TIMEOUT (1500 s; 2400 s for arm64), E2E_KEEP=1 keeps the work directory.
+# E2E_GUEST_TIMEOUT (1500 s; 2400 s for arm64), E2E_KEEP=1 keeps the work directory,
+# E2E_ONLY (an extended regular expression: only the jobs whose names
+# match are prepared, run and checked, the modules' names, gostap_run_NAME's
+# NAME, faults (with unpriv and busy), container, split, load; for a run by
+# hand while working on a job, never in the suite's: the checks of the
+# others are left out, and the run says so).
 . "$(dirname "$0")/test-subr.sh"
 e2e=$testsuite/e2e
 [ -x "$GOSTAP" ] || hard_error "$GOSTAP is not built"
@@ -110,6 +115,9 @@ case " $GUESTS " in
   *" $GUEST "*) echo "# guests of this run: $GUESTS ($why)" ;;
   *) skip "this run boots the guests $GUESTS ($why), not $GUEST; GOSTAP_E2E=all boots all four, GOSTAP_E2E=bullseye the oldest stack (HACKING.md, Tests)" ;;
 esac
+# only NAME: whether job NAME is one of this run's (E2E_ONLY, above).
+only () { [ -z "${E2E_ONLY:-}" ] || grep -Eq -- "$E2E_ONLY" <<< "$1"; }
+[ -z "${E2E_ONLY:-}" ] || echo "# E2E_ONLY='$E2E_ONLY': only the jobs it matches, checked alone"
 # at_least V MIN: Go release V is MIN or later.
 at_least () { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" = "$2" ]; }
 LOAD_VERSION=1.24
@@ -161,10 +169,12 @@ BUSY_PAUSE_MS=200
 # labels gostap read with the ones the program printed.
 # The allocs jobs run the allocs fixture (runtime.MemProfileRate = 1;
 # allocations at six known sites; it prints its own runtime.MemProfile per
-# site) under allocprofile.stp on Go 1.19 (one mallocgc), 1.24 (mallocgc's
-# five size-class paths) and 1.27 (the size-specialised entry points):
-# check-e2e.py compares per site the count and bytes of gostap's profile
-# with the program's.
+# site) under allocprofile.stp: gostap's own sampling of every allocation
+# (argument 1) on Go 1.19 (one mallocgc), 1.24 (mallocgc's five size-class
+# paths) and 1.27 (the size-specialised entry points), the runtime's own
+# samples (argument runtime) on 1.24, and gostap's sampling at a rate of 64
+# bytes on 1.27: check-e2e.py compares per site the count and bytes of
+# gostap's profile with the program's.
 # name version script [args]
 GOSTAP_RUN_JOBS="
 newstack_1_19 1.19 newstack.stp 1
@@ -181,9 +191,11 @@ labels_1_27 1.27 cpuprofile.stp -Glabels=1 --pprof=@OUT@.pb.gz --folded=@OUT@.fo
 golabels_1_19 1.19 labels.stp
 golabels_1_24 1.24 labels.stp
 golabels_1_27 1.27 labels.stp
-allocs_1_19 1.19 allocprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
-allocs_1_24 1.24 allocprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
-allocs_1_27 1.27 allocprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
+allocs_1_19 1.19 allocprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded 1
+allocs_1_24 1.24 allocprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded 1
+allocs_1_27 1.27 allocprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded 1
+allocs_runtime_1_24 1.24 allocprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded runtime
+allocs_rate_1_27 1.27 allocprofile.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded 64
 offcpu 1.24 offcpu.stp --pprof=@OUT@.pb.gz --folded=@OUT@.folded
 funclatency 1.24 funclatency.stp
 goroutines 1.24 goroutines.stp
@@ -203,8 +215,11 @@ if ! amd64; then
 fi
 cross_cc=0
 amd64 || cross_cc=1
+[ -z "${E2E_ONLY:-}" ] || GOSTAP_RUN_JOBS=$(while read -r j rest; do
+  [ -n "$j" ] && only "$j" && echo "$j $rest"; done <<< "$GOSTAP_RUN_JOBS" || true)
 GOSTAP_RUN_VERSIONS=$(awk 'NF { print $2 }' <<< "$GOSTAP_RUN_JOBS" | sort -u | tr '\n' ' ')
 LOAD_SECONDS=${E2E_LOAD_SECONDS:-30}
+only load || LOAD_SECONDS=0
 # How long the pgo job's program runs: about 20,000 samples of
 # cpuprofile.stp's 1 ms (perf's CPU clock, on these kernels) and 2,000 of
 # runtime/pprof's 10 ms, on which check-e2e.py's tolerance for the two
@@ -547,7 +562,7 @@ while read -r v; do
   cp "$src" "$share/bin/allocs-$v"
 done < <(awk '$1 ~ /^allocs_/ { print $2 }' <<< "$GOSTAP_RUN_JOBS" | sort -u)
 FAULTS=0
-if amd64 && [ -n "$GOSTAP_RUN_JOBS" ]; then
+if amd64 && { [ -n "$GOSTAP_RUN_JOBS" ] || [ -n "${E2E_ONLY:-}" ]; } && only faults; then
   FAULTS=1
   src=$(fixture "$FAULTS_VERSION" "$DEF" faults)
   [ -n "$src" ] || hard_error "no faults fixture for Go $FAULTS_VERSION in the manifest"
@@ -596,6 +611,13 @@ for nv in $INLINE; do
   jobs+=("in_${n}_${v/./_} inline_count $n $v")
 done
 [ "$LOAD_SECONDS" -gt 0 ] && jobs+=("load load grow $LOAD_VERSION")
+if [ -n "${E2E_ONLY:-}" ]; then
+  kept=()
+  for j in "${jobs[@]}"; do only "${j%% *}" && kept+=("$j"); done
+  jobs=(${kept[@]+"${kept[@]}"})
+fi
+# kept NAME: whether module job NAME is one of this run's.
+kept () { local j; for j in ${jobs[@]+"${jobs[@]}"}; do [ "${j%% *}" = "$1" ] && return 0; done; return 1; }
 
 compile_one () {
   local name=$1 script=$2 f=$3 v=$4 inc=() ts=$share/ts/$3-$4 old=() root dpath rt sc
@@ -626,9 +648,11 @@ compile_one () {
 t0=$(now)
 # The first compile also fills the chroot's stap cache (autoconf tests);
 # then two at a time (two cores).
-set -- "${jobs[@]}"
-compile_one $1 || hard_error "module $1 does not compile"
-shift
+set -- ${jobs[@]+"${jobs[@]}"}
+if [ $# -gt 0 ]; then
+  compile_one $1 || hard_error "module $1 does not compile"
+  shift
+fi
 while [ $# -gt 0 ]; do
   pids=() names=()
   for j in "$1" "${2:-}"; do
@@ -741,7 +765,7 @@ split_args () {
 split_args
 # (where gostap is built in the image: not with E2E_ARM64_GOSTAP_RUN=0)
 # shellcheck disable=SC2046
-[ -z "$GOSTAP_RUN_JOBS" ] || ( cd "$share/gostap/share/gostap" &&
+[ -z "$GOSTAP_RUN_JOBS" ] || ! only split || ( cd "$share/gostap/share/gostap" &&
   E2E_CHROOT_CROSS_CC=$cross_cc "$e2e/run-guest.sh" chroot "$image" "$share" env $(gr_env "$share") \
     SYSTEMTAP_DEBUGINFO_PATH="$share/debug" \
     gostap run -p4 -r "$(sed -n 's/^kernel //p' "$image/info")" "${gr_args[@]}" ) \
@@ -883,14 +907,15 @@ EOF
     u=${v/./_}
     echo "\"\$S/bin/abi-$v\" > \"\$S/out/base_abi_$u.prog\" 2>&1; echo \$? > \"\$S/out/base_abi_$u.rc\""
     echo "\"\$S/bin/grow-$v\" > \"\$S/out/base_grow_$u.prog\" 2>&1; echo \$? > \"\$S/out/base_grow_$u.rc\""
-    echo "run newstack_$u newstack_$u 240 \"\$S/bin/grow-$v\""
-    if dwarf5 "$v"; then echo "run newstackfl_$u newstackfl_$u 240 \"\$S/bin/grow-$v\""; fi
-    echo "run values_$u values_$u 240 \"\$S/bin/abi-$v\""
-    echo "run dwarfvars_$u dwarfvars_$u 240 \"\$S/bin/abi-$v\""
-    echo "run pairing_$u pairing_$u 240 \"\$S/bin/grow-$v\""
+    ! kept "newstack_$u" || echo "run newstack_$u newstack_$u 240 \"\$S/bin/grow-$v\""
+    ! kept "newstackfl_$u" || echo "run newstackfl_$u newstackfl_$u 240 \"\$S/bin/grow-$v\""
+    ! kept "values_$u" || echo "run values_$u values_$u 240 \"\$S/bin/abi-$v\""
+    ! kept "dwarfvars_$u" || echo "run dwarfvars_$u dwarfvars_$u 240 \"\$S/bin/abi-$v\""
+    ! kept "pairing_$u" || echo "run pairing_$u pairing_$u 240 \"\$S/bin/grow-$v\""
     # (the fixture serves and connects on the loopback, down at boot)
-    echo "ip link set lo up; run http_$u http_$u 240 \"\$S/bin/http-$v\""
-    echo "run fmt_$u fmt_$u 240 \"\$S/bin/fmtvals-$v\""
+    echo "ip link set lo up"
+    ! kept "http_$u" || echo "run http_$u http_$u 240 \"\$S/bin/http-$v\""
+    ! kept "fmt_$u" || echo "run fmt_$u fmt_$u 240 \"\$S/bin/fmtvals-$v\""
   done
   while read -r name v script args; do
     [ -n "$name" ] || continue
@@ -909,23 +934,23 @@ EOF
     echo "touch \"\$S/out/gostap_run_busy.mem.stop\"; wait \$busymem"
   fi
   echo "\"\$S/bin/growW-$SPECIAL_VERSION\" > \"\$S/out/base_wbuild.prog\" 2>&1"
-  echo "run wbuild wbuild 240 \"\$S/bin/growW-$SPECIAL_VERSION\""
-  [ "$HAVE_CGO" = 0 ] || echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
+  ! kept wbuild || echo "run wbuild wbuild 240 \"\$S/bin/growW-$SPECIAL_VERSION\""
+  ! kept cgo || echo "run cgo cgo 240 \"\$S/bin/cgo-$SPECIAL_VERSION\""
   echo "\"\$S/bin/abiS-$SPECIAL_VERSION\" > \"\$S/out/base_abi_split.prog\" 2>&1; echo \$? > \"\$S/out/base_abi_split.rc\""
-  echo "run values_split values_split 240 \"\$S/bin/abiS-$SPECIAL_VERSION\""
-  [ -z "$NOSWISS_VERSION" ] || echo "run fmt_noswiss fmt_noswiss 240 \"\$S/bin/fmtvalsN-$NOSWISS_VERSION\""
-  echo "run newstack_sw newstack_sw 240 \"\$S/bin/growSW-$SW_VERSION\""
-  echo "run swbuild swbuild 240 \"\$S/bin/growSN-$SW_VERSION\""
+  ! kept values_split || echo "run values_split values_split 240 \"\$S/bin/abiS-$SPECIAL_VERSION\""
+  ! kept fmt_noswiss || echo "run fmt_noswiss fmt_noswiss 240 \"\$S/bin/fmtvalsN-$NOSWISS_VERSION\""
+  ! kept newstack_sw || echo "run newstack_sw newstack_sw 240 \"\$S/bin/growSW-$SW_VERSION\""
+  ! kept swbuild || echo "run swbuild swbuild 240 \"\$S/bin/growSN-$SW_VERSION\""
   for nv in $STACKS; do
     n=${nv%-*} v=${nv##*-}
-    echo "run st_${n}_${v/./_} st_${n}_${v/./_} 240 \"\$S/bin/$nv\""
+    ! kept "st_${n}_${v/./_}" || echo "run st_${n}_${v/./_} st_${n}_${v/./_} 240 \"\$S/bin/$nv\""
   done
   for nv in $INLINE; do
     n=${nv%-*} v=${nv##*-}
-    echo "run in_${n}_${v/./_} in_${n}_${v/./_} 240 \"\$S/bin/$nv\" 1000"
+    ! kept "in_${n}_${v/./_}" || echo "run in_${n}_${v/./_} in_${n}_${v/./_} 240 \"\$S/bin/$nv\" 1000"
   done
-  amd64 && container_lines "$share" "$CONTAINER_VERSION"
-  [ -z "$GOSTAP_RUN_JOBS" ] || split_lines "$share" "$bid"
+  amd64 && only container && container_lines "$share" "$CONTAINER_VERSION"
+  [ -z "$GOSTAP_RUN_JOBS" ] || ! only split || split_lines "$share" "$bid"
   [ "$LOAD_SECONDS" -gt 0 ] && echo "run load load $((LOAD_SECONDS + 240)) \"\$S/scripts/load.sh\" \"\$S/bin/grow-$LOAD_VERSION\" $LOAD_SECONDS \"\$S/out/load.runs\""
   echo 'dmesg > "$S/out/dmesg.txt" 2>&1 || true'
   echo 'echo "guest: done"'
@@ -965,7 +990,7 @@ run_s=$(sed -n 's/^.*gostap-init: guest.sh exited .* at \([0-9.]*\) .*/\1/p' "$s
 # --- checks ---------------------------------------------------------------------------
 st=0
 amd64 || CONTAINER_VERSION=
-E2E_FAULTS=$FAULTS E2E_FAULTS_VERSION=$FAULTS_VERSION E2E_BUSY_SECONDS=$BUSY_SECONDS E2E_BUSY_GOROUTINES=$BUSY_GOROUTINES E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
+E2E_ONLY=${E2E_ONLY:-} E2E_FAULTS=$FAULTS E2E_FAULTS_VERSION=$FAULTS_VERSION E2E_BUSY_SECONDS=$BUSY_SECONDS E2E_BUSY_GOROUTINES=$BUSY_GOROUTINES E2E_CGO=$HAVE_CGO E2E_CGO_FAILED=$CGO_FAILED E2E_CGO_SKIP=$CGO_SKIP E2E_ARCH=$ARCH E2E_ARM64_GOSTAP_RUN=$ARM64_GOSTAP_RUN E2E_LOAD_SECONDS=$LOAD_SECONDS E2E_GOSTAP_RUN="$(awk 'NF { print $1 }' <<< "$GOSTAP_RUN_JOBS" | tr '\n' ' ')" \
   E2E_DEMO_SRC="$testsuite/../examples/demo/main.go" E2E_CPUBOUND_SRC="$testsuite/fixtures/cpubound" E2E_SPLIT_VERSION=$SPECIAL_VERSION E2E_SW_VERSION=$SW_VERSION E2E_NOSWISS_VERSION=$NOSWISS_VERSION \
   E2E_CONTAINER_VERSION=$CONTAINER_VERSION E2E_GOSTAP=$GOSTAP E2E_BIN_DIR=$share/bin \
   E2E_STACKS="$STACKS" E2E_INLINE="$INLINE" E2E_GO=$go_newest E2E_COMPILE_LIBDW=$compile_libdw \

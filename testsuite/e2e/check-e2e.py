@@ -68,11 +68,14 @@ program run without probes) and checks values, not that something ran:
      worker goroutine is the program's, go_label("endpoint") counted each
      endpoint's calls of main.work, never more than the program made
      (check_labels, check_golabels);
- (m) gostap_run_allocs_V (Go 1.19, 1.24, 1.27): the allocs fixture
-     (runtime.MemProfileRate = 1) under allocprofile.stp: per allocation
-     site (first non-runtime frame), gostap's alloc_objects and
-     alloc_space are the program's own MemProfile numbers, with the
-     system-stack rule (check_allocs);
+ (m) gostap_run_allocs_V (Go 1.19, 1.24, 1.27), allocs_runtime_1_24,
+     allocs_rate_1_27: the allocs fixture (runtime.MemProfileRate = 1)
+     under allocprofile.stp (every allocation, the runtime's samples, a
+     rate of 64 bytes): per allocation site (first non-runtime frame),
+     gostap's alloc_objects and alloc_space are the program's own
+     MemProfile numbers, with the system-stack rule and the tiny
+     allocator's, or within 5 standard deviations of their estimate
+     (check_allocs);
  (n) fmt_V (Go 1.19, 1.24, 1.27), fmt_noswiss (Go 1.24 with
      GOEXPERIMENT=noswissmap, x86-64): go_fmt_any() of each value the
      fmtvals fixture passes to main.record equals the program's own fmt
@@ -1810,18 +1813,87 @@ def check_labels(job):
 # MemProfile counts only what a finished GC cycle published).
 ALLOC_SITES = ("main.smallPtr", "main.noscan", "main.tiny", "main.header", "main.large",
                "main.grow")
+# The tiny allocations (no pointers, under 16 bytes: Go's tiny allocator)
+# each site makes, by the fixture's source: count, bytes each. main.tiny's
+# 3000 new(int32); main.grow's first append to a nil []int (a backing array
+# of one int: 8 bytes, without pointers).
+ALLOC_TINY = {"main.tiny": (3000, 4), "main.grow": (1, 8)}
+
+
+def alloc_sites(p):
+    """Per allocation site (the first frame of a sample that is not
+    runtime.*, among the frames before its first runtime.systemstack):
+    {(function, line): [objects, bytes, samples]} of the fixture's
+    functions, and the counts of samples left out by the system-stack
+    rule. The rule (by design of Go's unwinder): an allocation made on the
+    system stack (runtime.systemstack: e.g. the goroutines of the GC's
+    mark workers, runtime.malg under newproc, when a site's allocation
+    starts a cycle) has in Go's MemProfile only its frames up to
+    runtime.systemstack (the record's traceback does not leave g0), so no
+    main.* site; go_stack() follows the frame pointers on into the
+    goroutine's stack. The site is taken as Go takes it."""
+    got = collections.defaultdict(lambda: [0, 0, 0])
+    cut = collections.Counter()
+    for smp in p.samples:
+        names = [f[0] for f in smp.frames]
+        frames = smp.frames
+        if "runtime.systemstack" in names:
+            frames = smp.frames[:names.index("runtime.systemstack")]
+        site = next((f for f in frames if not f[0].startswith("runtime.")), None)
+        if site is not None and site[0] in ALLOC_SITES:
+            k = (site[0], site[2])
+            got[k][0] += smp.values[0]
+            got[k][1] += smp.values[1]
+            got[k][2] += 1
+        elif len(frames) < len(smp.frames):
+            whole = next((f for f in smp.frames if not f[0].startswith("runtime.")), None)
+            if whole is not None and whole[0] in ALLOC_SITES:
+                cut[f"{whole[0]}:{whole[2]}"] += smp.values[0]
+    return got, cut
+
+
+def alloc_tiny_blocks(site, g, r):
+    """The rule for the tiny allocator at rate 1 (gostap's own sampling):
+    gostap counts each of a site's tiny allocations (ALLOC_TINY) as one
+    object of its own size, Go's MemProfile each 16-byte block once, as 16
+    bytes, at the allocation that starts it, and nothing for the others.
+    So the site's other allocations are gostap's objects and bytes less
+    the tiny ones, and Go's blocks B what is left of the program's
+    objects; the program's bytes must then be those others' plus 16 B,
+    with B between the blocks the tiny bytes fill less one (the first
+    object may go into a block begun before the site) and the tiny
+    allocations' count (a block starts with one of them). None when the
+    numbers break the rule, else B."""
+    n, size = ALLOC_TINY.get(site, (0, 0))
+    rest_objs, rest_bytes = g[0] - n, g[1] - n * size
+    blocks = r[0] - rest_objs
+    if rest_objs < 0 or r[1] - rest_bytes != 16 * blocks:
+        return None
+    if n == 0:
+        return blocks if blocks == 0 else None
+    return blocks if -(-n * size // 16) - 1 <= blocks <= n else None
 
 
 def check_allocs(job):
-    """The allocs fixture (runtime.MemProfileRate = 1) under `gostap run
-    --pprof ... allocprofile.stp` (run-e2e.sh, jobs allocs_V): per
-    allocation site (the first frame of a sample that is not runtime.*:
-    function and line), gostap's alloc_objects and alloc_space are the
-    program's own runtime.MemProfile AllocObjects and AllocBytes, as it
-    printed them; every one of the fixture's six site functions is there.
-    An allocation on the system stack counts at no site on either side
-    (the rule below)."""
+    """The allocs fixture (runtime.MemProfileRate = 1: its own MemProfile
+    records every allocation) under `gostap run --pprof ...
+    allocprofile.stp ARG` (run-e2e.sh, jobs allocs_V, allocs_runtime_V,
+    allocs_rate_V), per allocation site (alloc_sites: function and line),
+    gostap's alloc_objects and alloc_space against the program's own
+    runtime.MemProfile AllocObjects and AllocBytes as it printed them:
+    - allocs_V (ARG 1: gostap's own sampling, every allocation): equal, but
+      for the tiny allocator's rule (alloc_tiny_blocks);
+    - allocs_runtime_V (ARG runtime: the runtime's own samples): equal;
+    - allocs_rate_V (ARG 64: gostap samples on average once per 64 bytes;
+      an allocation of 64 bytes or more every time, a smaller one of S
+      bytes with probability S/64, standing for 64/S allocations): per
+      site gostap's bytes estimate the site's (the program's, with the
+      tiny rule's own sizes) within 5 standard deviations of the estimate
+      (sqrt(64 * bytes) at most: sum of S(64 - S) over the sampled ones)."""
     name = f"gostap_run_{job}"
+    mode = "runtime" if job.startswith("allocs_runtime_") else \
+        "rate" if job.startswith("allocs_rate_") else "all"
+    rate = 64 if mode == "rate" else 1
     tr = gostap_ran(name, end=r"^allocs: done$")
     if tr is None:
         return
@@ -1833,50 +1905,59 @@ def check_allocs(job):
     for m in re.finditer(r"^allocs: site (\S+):(\d+) objects (\d+) bytes (\d+)$", tr, flags=re.M):
         if m.group(1) in ALLOC_SITES:
             prog[(m.group(1), int(m.group(2)))] = (int(m.group(3)), int(m.group(4)))
-    # The rule (by design of Go's unwinder): an allocation made on the
-    # system stack (runtime.systemstack: e.g. the goroutines of the GC's
-    # mark workers, runtime.malg under newproc, when a site's allocation
-    # starts a cycle) has in Go's MemProfile only its frames up to
-    # runtime.systemstack (the record's traceback does not leave g0), so
-    # no main.* site; go_stack() follows the frame pointers on into the
-    # goroutine's stack. The site of gostap's sample is taken from its
-    # frames before the first runtime.systemstack, as Go takes it.
-    got = collections.defaultdict(lambda: [0, 0])
-    cut = collections.Counter()
-    for smp in p.samples:
-        names = [f[0] for f in smp.frames]
-        frames = smp.frames
-        if "runtime.systemstack" in names:
-            frames = smp.frames[:names.index("runtime.systemstack")]
-        site = next((f for f in frames if not f[0].startswith("runtime.")), None)
-        if site is not None and site[0] in ALLOC_SITES:
-            got[(site[0], site[2])][0] += smp.values[0]
-            got[(site[0], site[2])][1] += smp.values[1]
-        elif len(frames) < len(smp.frames):
-            whole = next((f for f in smp.frames if not f[0].startswith("runtime.")), None)
-            if whole is not None and whole[0] in ALLOC_SITES:
-                cut[f"{whole[0]}:{whole[2]}"] += smp.values[0]
-    got = {k: tuple(v) for k, v in got.items()}
+    got, cut = alloc_sites(p)
     if cut:
         print(f"# {name}: allocations on the system stack under a site, left out by the rule "
               "(Go's MemProfile ends their stack at runtime.systemstack): "
               + ", ".join(f"{k} {n}" for k, n in sorted(cut.items())))
-    print(f"# {name}: per allocation site, objects and bytes, gostap against the program's "
-          "runtime.MemProfile:")
+    print(f"# {name}: per allocation site, objects and bytes (samples), gostap against the "
+          f"program's runtime.MemProfile ({mode}, rate {rate}):")
+    wrong, blocks = [], {}
     for k in sorted(set(got) | set(prog)):
-        g, r = got.get(k, (0, 0)), prog.get(k, (0, 0))
-        print(f"#   {k[0]}:{k[1]}  {g[0]} {g[1]}  {r[0]} {r[1]}"
-              + ("" if g == r else "  MISMATCH"))
-    wrong = sorted(k for k in set(got) | set(prog) if got.get(k) != prog.get(k))
+        g, r = got.get(k, [0, 0, 0]), prog.get(k, (0, 0))
+        if mode == "runtime":
+            good, note = tuple(g[:2]) == r, ""
+        elif mode == "all":
+            b = alloc_tiny_blocks(k[0], g, r)
+            good = b is not None
+            note = f" (Go's tiny blocks {b})" if k[0] in ALLOC_TINY and b is not None else ""
+            if k[0] in ALLOC_TINY:
+                blocks[k] = b
+        else:
+            n, size = ALLOC_TINY.get(k[0], (0, 0))
+            # The site's bytes as gostap counts them: the program's, with
+            # its tiny blocks' 16 bytes each taken for the tiny objects'
+            # own sizes (the blocks as at rate 1: between the two bounds of
+            # alloc_tiny_blocks, so the expectation is known to that much).
+            lo = r[1] - 16 * min(r[0], n) + n * size
+            hi = r[1] - 16 * max(0, -(-n * size // 16) - 1) + n * size if n else r[1]
+            sd = (rate * max(hi, 1)) ** 0.5
+            good = lo - 5 * sd <= g[1] <= hi + 5 * sd and g[2] > 0
+            note = f" (expected {lo}-{hi}, sd {sd:.0f})"
+        print(f"#   {k[0]}:{k[1]}  {g[0]} {g[1]} ({g[2]})  {r[0]} {r[1]}{note}"
+              + ("" if good else "  MISMATCH"))
+        if not good:
+            wrong.append(k)
+    rule = {"runtime": "equal", "all": "equal but for the tiny allocator's rule",
+            "rate": "the bytes within 5 standard deviations of the estimate"}[mode]
     check({k[0] for k in prog} == set(ALLOC_SITES) and all(v[0] > 0 for v in prog.values())
           and not wrong,
           f"{name}: the {len(prog)} allocation sites of the fixture's {len(ALLOC_SITES)} "
-          "functions have in gostap's profile the count and bytes of the program's own "
-          "MemProfile (rate 1; system-stack allocations at no site on either side): "
-          + ", ".join(f"{k[0]}:{k[1]} {v[0]}/{v[1]}"
-                                              for k, v in sorted(prog.items())),
+          f"functions have in gostap's profile ({mode}) the count and bytes of the program's "
+          f"own MemProfile (rate 1; system-stack allocations at no site on either side), "
+          f"{rule}: " + ", ".join(f"{k[0]}:{k[1]} {v[0]}/{v[1]}" for k, v in sorted(prog.items()))
+          + (f"; Go's tiny blocks {', '.join(f'{k[0]} {b}' for k, b in sorted(blocks.items()))}"
+             if blocks else ""),
           f"program sites {sorted(prog)}; mismatches (gostap, program): "
           + "; ".join(f"{k[0]}:{k[1]} {got.get(k)} {prog.get(k)}" for k in wrong[:6]))
+    if mode != "runtime":
+        m = re.search(r"^allocprofile: (\d+) allocations, (\d+) sampled at rate (\d+), "
+                      r"(\d+) bytes estimated$", tr, flags=re.M)
+        check(m is not None and int(m.group(3)) == rate
+              and (rate > 1 or m.group(1) == m.group(2)),
+              f"{name}: allocprofile.stp sampled at rate {rate}"
+              + (" every allocation it saw" if rate == 1 else ""),
+              m.group(0) if m else "no allocprofile: line")
 
 
 def check_golabels(job):
@@ -2777,6 +2858,17 @@ ARM64_WHY = {
 
 
 arm64_gostap_run = os.environ.get("E2E_ARM64_GOSTAP_RUN", "1") == "1"
+# E2E_ONLY (run-e2e.sh, a run by hand): the jobs whose names it matches
+# alone were run, and only theirs are checked.
+ONLY = os.environ.get("E2E_ONLY") or None
+
+
+def want(name):
+    return ONLY is None or re.search(ONLY, name) is not None
+
+
+if ONLY is not None:
+    print(f"# E2E_ONLY={ONLY!r}: the checks of the jobs it matches alone")
 
 
 def arm64_skip(name, why):
@@ -2785,28 +2877,31 @@ def arm64_skip(name, why):
 
 for v in versions:
     u = v.replace(".", "_")
-    check_newstack(v, f"newstack_{u}", not dwarf5(v), f"grow-{v}")
-    if dwarf5(v):
+    if want(f"newstack_{u}"):
+        check_newstack(v, f"newstack_{u}", not dwarf5(v), f"grow-{v}")
+    if dwarf5(v) and want(f"newstackfl_{u}"):
         check_newstack(v, f"newstackfl_{u}", True, f"grow-{v}")
 for v in versions:
-    check_values(v)
+    if want(f"values_{v.replace('.', '_')}"):
+        check_values(v)
 for v in versions:
-    check_dwarfvars(v)
+    if want(f"dwarfvars_{v.replace('.', '_')}"):
+        check_dwarfvars(v)
 # (b') the abi fixture stripped, its DWARF in a separate debug file.
 split_v = os.environ.get("E2E_SPLIT_VERSION")
-if split_v:
+if split_v and want("values_split"):
     check_values(split_v, "values_split", "base_abi_split.prog")
 # (b'') the same through `gostap run` in the guest, its debug file under
 # the guest's /usr/lib/debug/.build-id and from a debuginfod there.
 if not amd64 and not arm64_gostap_run:
     arm64_skip("values_usrlib, values_dbgd (the split build through gostap run)", "gostap")
-elif split_v:
+elif split_v and want("split"):
     for name, source, where in (("values_usrlib", "build-id", "/usr/lib/debug/.build-id/"),
                                 ("values_dbgd", "debuginfod", "/tmp/dcache/")):
         check_split_run(split_v, name, source, where)
 # (a', c') the -s -w build through its companion debug file.
 sw_v = os.environ.get("E2E_SW_VERSION")
-if sw_v:
+if sw_v and want("newstack_sw") and want("swbuild"):
     # Symbols only: stap (4.8 and 5.1, measured) embeds the line table of
     # the binary itself in the module, never that of a separate debug
     # file, so print_ubacktrace_fileline shows no file:line for any binary
@@ -2822,20 +2917,25 @@ if not amd64:
                  "cannot walk its own stack to compare with (run-symbolize.sh)")
 for nv in os.environ.get("E2E_STACKS", "").split():
     n, v = nv.rsplit("-", 1)
-    check_stacks(f"st_{n}_{v.replace('.', '_')}", nv)
+    if want(f"st_{n}_{v.replace('.', '_')}"):
+        check_stacks(f"st_{n}_{v.replace('.', '_')}", nv)
 for nv in os.environ.get("E2E_INLINE", "").split():
     n, v = nv.rsplit("-", 1)
-    check_inline(f"in_{n}_{v.replace('.', '_')}")
+    if want(f"in_{n}_{v.replace('.', '_')}"):
+        check_inline(f"in_{n}_{v.replace('.', '_')}")
 if os.environ.get("E2E_ARCH", "amd64") != "amd64":
     skip("in_*: inlined-function probes not run on arm64: the fixtures hold no arm64 build "
          "of the inline fixture (build-fixtures.sh)")
 for v in versions:
-    check_pairing(v)
+    if want(f"pairing_{v.replace('.', '_')}"):
+        check_pairing(v)
 for v in versions:
-    check_http(v)
+    if want(f"http_{v.replace('.', '_')}"):
+        check_http(v)
 for v in versions:
-    check_fmt(v)
-if os.environ.get("E2E_NOSWISS_VERSION"):
+    if want(f"fmt_{v.replace('.', '_')}"):
+        check_fmt(v)
+if os.environ.get("E2E_NOSWISS_VERSION") and want("fmt_noswiss"):
     check_fmt(os.environ["E2E_NOSWISS_VERSION"], "fmt_noswiss")
 elif not amd64:
     skip("fmt_noswiss: not run on arm64: GOEXPERIMENT=noswissmap is built for x86-64 only "
@@ -2871,8 +2971,11 @@ if os.environ.get("E2E_FAULTS", "0") == "1":
 elif not amd64:
     skip("faults, unpriv, busy: run on the x86-64 guests only (one architecture shows what the runtime "
          "and gostap do with killed, forked and exec'd processes)")
-check_wbuild()
-if os.environ.get("E2E_CGO", "1") == "1":
+if want("wbuild"):
+    check_wbuild()
+if not want("cgo"):
+    pass
+elif os.environ.get("E2E_CGO", "1") == "1":
     check_cgo()
 elif os.environ.get("E2E_CGO_SKIP"):
     skip(f"cgo: not run: {os.environ['E2E_CGO_SKIP']}")
@@ -2881,11 +2984,12 @@ elif os.environ.get("E2E_CGO_FAILED"):
 else:
     skip("cgo: no C compiler for this architecture here (build-fixtures.sh left the "
          "cgo build out; gcc-aarch64-linux-gnu for arm64)")
-if os.environ.get("E2E_CONTAINER_VERSION"):
+if os.environ.get("E2E_CONTAINER_VERSION") and want("container"):
     check_container(os.environ["E2E_CONTAINER_VERSION"])
 elif not amd64:
     arm64_skip("container", "container")
-check_gen_hints()
+if ONLY is None:
+    check_gen_hints()
 if failures:
     print(f"# the {len(failures)} failed check(s) again:")
     for msg in failures:
