@@ -32,11 +32,17 @@ def functions(path, arch):
         if line.startswith("%)") and stack:
             stack.pop()
             continue
+        # a declaration whose arguments go on over the next lines
+        j = i
+        while line.startswith("function") and "(" in line and ")" not in line \
+                and j + 1 < len(lines):
+            j += 1
+            line += " " + lines[j].strip()
         m = FUNC.match(line)
         if not m or not all(stack):
             continue
         rest = m.group(4)
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        nxt = lines[j + 1] if j + 1 < len(lines) else ""
         if not (rest.startswith("%{") or (rest == "" and nxt.startswith("%{"))):
             continue
         args = []
