@@ -2,7 +2,12 @@
 # gostap under valgrind memcheck: list --json, gen and the bad inputs of
 # run-bad-input.sh on fixtures of the oldest and newest Go release, amd64,
 # arm64 and cgo builds (gen of the -s -w builds through the companion it
-# writes into a cache of this test's); the check of the locals a script
+# writes into a cache of this test's), of the programs the matrix tests
+# take by turns (matrix.sh: abi, kinds, http, inline, cgo, grow and one
+# other; every program every few commits, all with GOSTAP_MATRIX=all:
+# with every program the test ran 101 checks in 1,027 s, the longest
+# after the guest, run-tapsets and run-fresh in a cold CI run of
+# 2026-12-02); the check of the locals a script
 # reads (gostap run, with a stap that does nothing), refusing and passing;
 # any invalid read or write, use of uninitialised memory or definite leak
 # fails.  Needs a build without sanitizers: $GOSTAP
@@ -19,7 +24,7 @@ vg () {
     --errors-for-leak-kinds=definite --show-leak-kinds=definite "$@"
 }
 
-fixture_manifest > "$tmp/manifest"
+matrix_manifest > "$tmp/manifest"
 sel='($2 == "1.19" || $2 == "1.27") && ($3 == "default" || $3 == "arm64" || $3 == "sw" || $3 == "cgo") && $4 != "demo"'
 fixture_failures "$sel"
 bins=$(awk "$sel"' { print $1 }' "$tmp/manifest")
