@@ -378,8 +378,11 @@ add_sample (struct profile *p, const struct sample_line *sl, size_t lineno)
       while (p->frames[j].inlined && j + 1 < n
              && p->frames[j + 1].pc == p->frames[j].pc)
         j++;
+      /* The address of the instruction in question, as runtime/pprof
+         writes it: a return address's call (pc - 1).  Not by position:
+         a leaf wrapper left out makes the first frame a caller's.  */
       uint64_t address = p->frames[i].pc;
-      if ((i > 0 || !p->record.exact) && address > 0)
+      if (p->frames[i].ret && address > 0)
         address--;
       long li = intern_loc (p, &p->frames[i], j + 1 - i, address);
       if (li < 0 || !grow (&p->sample_locs, &p->csample_locs,

@@ -270,7 +270,7 @@ emit (struct stack_cache *c, struct frames *fr, const struct group *g)
       fr->out[fr->n++] = (struct stack_frame) {
         .func = g->f[i].func, .file = g->f[i].file, .line = g->f[i].line,
         .start_line = g->f[i].start_line, .pc = g->addr,
-        .entry = g->entry, .inlined = g->f[i].inlined };
+        .entry = g->entry, .inlined = g->f[i].inlined, .ret = g->ret };
     }
 }
 

@@ -59,6 +59,8 @@ struct stack_frame
   uint64_t pc;                  /* the physical pc, as recorded */
   uint64_t entry;               /* of the physical function */
   bool inlined;
+  bool ret;                     /* pc is a return address: its line is
+                                   the call's, at pc - 1 */
 };
 
 /* What stack_frames keeps between records of one binary: the frames of
