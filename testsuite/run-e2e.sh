@@ -546,6 +546,13 @@ for vv in $GOSTAP_RUN_VERSIONS; do
   [ -n "$src" ] || hard_error "no $variant demo binary for Go $v in the manifest"
   cp "$src" "$share/bin/demo-$vv"
 done
+# The container's program, when no gostap-run job left in by E2E_ONLY
+# has its release.
+if amd64 && only container && [ ! -f "$share/bin/demo-$CONTAINER_VERSION" ]; then
+  src=$(fixture "$CONTAINER_VERSION" "$DEF" demo)
+  [ -n "$src" ] || hard_error "no $DEF demo binary for Go $CONTAINER_VERSION in the manifest"
+  cp "$src" "$share/bin/demo-$CONTAINER_VERSION"
+fi
 while read -r v; do
   src=$(fixture "$v" "$DEF" cpubound)
   [ -n "$src" ] || hard_error "no cpubound fixture for Go $v in the manifest"
@@ -838,7 +845,7 @@ container_args () {
            "$share/scripts/container.stp")
 }
 container_args PID
-if amd64; then
+if amd64 && only container; then
 # shellcheck disable=SC2016,SC2046
 ( cd "$share/gostap/share/gostap" &&
   "$e2e/run-guest.sh" chroot "$image" "$share" env $(gr_env "$share") /bin/bash -c '
@@ -856,7 +863,7 @@ if amd64; then
       "$(sed -n 's/^kernel //p' "$image/info")" "${gr_args[@]:2}" ) \
   > "$share/mod/gostap_run_container.log" 2>&1 ||
   { tail -20 "$share/mod/gostap_run_container.log" >&2; hard_error "gostap run -p4 -x PID of the container fails in the image"; }
-fi # amd64
+fi # amd64 && only container
 # container_lines SHARE VERSION: its guest.sh lines. Outputs:
 # container.exe (readlink of /proc/PID/exe, and whether that path is a
 # file here), container.cmd, .transcript, .rc, .time, .ko-before/-after.

@@ -8,6 +8,7 @@
 # stays bounded.
 out=$1
 : > "$out"
+rm -f "$out.stop"
 t0=$(date +%s)
 while [ ! -e "$out.stop" ]; do
   rss=0

@@ -23,6 +23,7 @@ for _ in $(seq 200); do
   [ "$(readlink "/proc/$pid/exe")" = /app/demo ] && { echo "$pid"; exit 0; }
   sleep 0.1
 done
-echo "container-start.sh: process $pid does not run /app/demo: $(readlink "/proc/$pid/exe")" >&2
+echo "container-start.sh: process $pid does not run /app/demo: $(readlink "/proc/$pid/exe")" \
+  "(its output: $(head -c 300 "$out" | tr '\n' ' '))" >&2
 kill "$pid" 2>/dev/null
 exit 1
