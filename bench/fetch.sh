@@ -1,6 +1,7 @@
 #!/bin/bash
-# fetch.sh: the benchmark's binaries, cached under $BENCH_CACHE (default
-# ~/.cache/gostap-test/bench).  Prints "LABEL PATH" lines.
+# fetch.sh [LABEL...]: the benchmark's binaries, cached under $BENCH_CACHE
+# (default ~/.cache/gostap-test/bench).  Prints "LABEL PATH" lines: of
+# every binary below, or of the LABELs named (fetch.sh hugo).
 #
 #  - stripped Go binaries from Debian packages (no .symtab, no DWARF, as
 #    shipped), by size: fzf 4 MB, restic 20 MB, containerd 52 MB, hugo 79 MB,
@@ -26,8 +27,19 @@ hugo hugo/trixie usr/bin/hugo
 dockerd docker.io/trixie usr/sbin/dockerd
 prometheus prometheus/forky usr/bin/prometheus"
 
+if [ $# -gt 0 ]; then
+  want=" $* "
+  LIST=$(while read -r label spec path; do
+           case $want in *" $label "*) echo "$label $spec $path" ;; esac
+         done <<< "$LIST")
+  for l in "$@"; do
+    [ "$l" = compile-dwarf ] || grep -q "^$l " <<< "$LIST" ||
+      { echo "fetch.sh: no binary '$l' (the labels: fzf restic containerd hugo dockerd prometheus compile-dwarf)" >&2; exit 64; }
+  done
+fi
 need=
 while read -r label spec path; do
+  [ -n "$label" ] || continue
   [ -f "$BENCH_CACHE/pkg-${spec%/*}/$path" ] || need="$need $spec"
 done <<< "$LIST"
 if [ -n "$need" ]; then
@@ -36,12 +48,14 @@ if [ -n "$need" ]; then
   ) >&2
 fi
 while read -r label spec path; do
+  [ -n "$label" ] || continue
   f=$BENCH_CACHE/pkg-${spec%/*}/$path
   [ -f "$f" ] || archive_die "$spec has no $path"
   echo "$label $f"
 done <<< "$LIST"
 
 # The unstripped binary (about 2 minutes the first time).
+case " ${want:- compile-dwarf } " in *" compile-dwarf "*) ;; *) exit 0 ;; esac
 out=$BENCH_CACHE/compile-dwarf-1.24
 if [ ! -x "$out/compile" ]; then
   goroot=$("$top/testsuite/go-toolchains.sh" 1.24 | awk '{ print $2 }')

@@ -5,7 +5,15 @@
 # loads no modules).
 #
 #   bench/probe-cost.sh [--runs N] [--calls N] [--arch amd64|arm64] [--gostap PROG] [--keep]
-#                       [--only VARIANT,...]
+#                       [--only VARIANT,...] [--bpftrace]
+#
+# --bpftrace: against bpftrace (issue 39), in a guest image with Debian's
+# bpftrace (build-image.sh, E2E_BPFTRACE=1: an image of its own, so that
+# the test suite's stays cached): the variants bpf_entry, bpf_pair and
+# bpf_stack beside gostap's go_entry, go_pair and go_stack (with their
+# baselines: --only takes the six), and a run of the program's mig mode
+# under each tracer's latency script (go_mig, bpf_mig: which pairings
+# are wrong when goroutines move between threads).
 #
 # --only: those variants of the list below alone (with their baselines),
 # e.g. --only fmt_field,fmt_full for T9.
@@ -53,6 +61,14 @@
 #      fmt_twice   fmt_full, then the value printed once more in the hit
 #                  (the alias's own go_fmt call): (13) - (12) is what a
 #                  print costs once the first has touched its pages
+#    and with --bpftrace the same probes in bpftrace (the tracer a Linux
+#    user would pick instead), the first integer register read as the
+#    bare ones read it:
+#      bpf_entry   uprobe:BIN:main.hot { test reg(a) }
+#      bpf_pair    uprobe at main.hot storing nsecs in a map keyed by tid,
+#                  uprobes at every RET address reading and deleting it
+#                  (what go-bpf-gen writes; bpftrace has no goroutine)
+#      bpf_stack   uprobe:BIN:main.hot { @s[ustack(32)] = count() }
 #    where a test is `if (X < 0) printf(...)`, never true (stap elides a
 #    probe whose handler does nothing); the last two split the pairing's
 #    cost into its parts;
@@ -80,7 +96,7 @@ CACHE=${GOSTAP_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gostap-test}
 BENCH_CACHE=${BENCH_CACHE:-$CACHE/bench}
 export GOSTAP_TEST_CACHE=$CACHE
 
-runs=9 calls=50000 gostap='' keep='' arch=amd64 only=
+runs=9 calls=50000 gostap='' keep='' arch=amd64 only='' bpf='' mig_calls=2000 mig_runs=3
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -89,6 +105,7 @@ while [ $# -gt 0 ]; do
     --gostap) gostap=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --only) only=$2; shift 2 ;;
+    --bpftrace) bpf=1; shift ;;
     -h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "probe-cost.sh: unknown argument '$1' (try --help)" >&2; exit 64 ;;
   esac
@@ -97,8 +114,8 @@ case $runs$calls in *[!0-9]*) echo "probe-cost.sh: --runs and --calls take numbe
 # The registers of Go's first integer argument and of the stack pointer,
 # by stap's names; the qemu of the guest.
 case $arch in
-  amd64) ra=rax rsp=rsp qemu_sys=qemu-system-x86_64 suffix= ;;
-  arm64) ra=x0 rsp=sp qemu_sys=qemu-system-aarch64 suffix=-arm64 ;;
+  amd64) ra=rax rsp=rsp bra=ax qemu_sys=qemu-system-x86_64 suffix= ;;
+  arm64) ra=x0 rsp=sp bra=r0 qemu_sys=qemu-system-aarch64 suffix=-arm64 ;;
   *) echo "probe-cost.sh: --arch takes amd64 or arm64" >&2; exit 64 ;;
 esac
 
@@ -119,9 +136,11 @@ mkdir -p "$BENCH_CACHE"
 t_all=$(now)
 
 # build-image.sh takes no lock and removes the images of other keys when it
-# builds: do not race another run of it (a test suite's e2e test).
+# builds: do not race another run of it (a test suite's e2e test) unless
+# this run's tree is in the cache already.
 waited=0
-while pgrep -f 'e2e/build-image\.sh' >/dev/null; do
+E2E_ARCH=$arch E2E_BPFTRACE=$bpf "$e2e/build-image.sh" --cached && waited=-1
+while [ "$waited" -ge 0 ] && pgrep -f 'e2e/build-image\.sh' >/dev/null; do
   [ "$waited" = 0 ] && log "another build-image.sh is running; waiting for it"
   waited=$((waited + 10))
   [ "$waited" -le 1800 ] || die "build-image.sh still running after 30 min"
@@ -154,7 +173,7 @@ t_build=$(elapsed "$t0" "$(now)")
 
 # --- the image (cached; built once, about 3 minutes) ----------------------------------
 t0=$(now)
-image=$(E2E_ARCH=$arch "$e2e/build-image.sh") || die "build-image.sh failed"
+image=$(E2E_ARCH=$arch E2E_BPFTRACE=$bpf "$e2e/build-image.sh") || die "build-image.sh failed"
 if [ "$arch" = arm64 ]; then
   E2E_CROSS_IMAGE=$("$e2e/run-guest.sh" cross-image) || die "run-guest.sh cross-image failed"
   export E2E_CROSS_IMAGE
@@ -162,15 +181,19 @@ fi
 t_image=$(elapsed "$t0" "$(now)")
 
 # --- addresses and tapsets -----------------------------------------------------------
-"$gostap" list --json "$bin" main.hot > "$share/list.json" || die "gostap list failed"
-read -r body rets < <(python3 -c '
+"$gostap" list --json "$bin" main.hot main.slow > "$share/list.json" || die "gostap list failed"
+# addrs NAME: the body (after the stack check) and the RETs of NAME
+addrs () {
+  python3 -c '
 import json, sys
-fs = [f for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "main.hot"]
+fs = [f for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == sys.argv[2]]
 if len(fs) != 1 or not fs[0]["returns"]:
-    sys.exit("main.hot: %d functions, no RET" % len(fs))
-print(fs[0]["body"], ",".join(fs[0]["returns"]))' "$share/list.json") ||
-  die "main.hot not found in gostap list --json"
+    sys.exit("%s: %d functions, no RET" % (sys.argv[2], len(fs)))
+print(fs[0]["body"], ",".join(fs[0]["returns"]))' "$share/list.json" "$1"
+}
+read -r body rets < <(addrs main.hot) || die "main.hot not found in gostap list --json"
 [ -n "$rets" ] || die "no RET address for main.hot"
+read -r _ slow_rets < <(addrs main.slow) || die "main.slow not found in gostap list --json"
 "$gostap" gen "$bin" -o "$share/ts" main.hot main.rec || die "gostap gen failed"
 mkdir -p "$share/ts_pair"
 cp "$top/tapsets/"*.stp "$share/tapsets/"
@@ -324,9 +347,84 @@ global e, r, u, shown
 probe go.func.main.rec { e++; if (!shown) { shown = 1; printf("FMT %s\n", v_fmt) } }
 $end
 EOF
+# bpftrace (--bpftrace): the same probes as go_entry, go_pair and
+# go_stack, each handler testing what gostap's tests (the first integer
+# register, the latency, the stack), and their counting twins, whose
+# counts bpftrace prints at its end (@e: N) and the guest turns into the
+# COUNT line; bpf_mig and go_mig: the latency of main.slow in the mig mode,
+# each pairing checked against the entry of the call it claims (the
+# call's id is main.slow's argument and its result): bpftrace's keyed by
+# thread, gostap's by goroutine.
+bpf_ret_points=$(tr ',' '\n' <<< "$rets" | sed "s|.*|uprobe:$bin:&|" | paste -sd, -)
+slow_ret_points=$(tr ',' '\n' <<< "$slow_rets" | sed "s|.*|uprobe:$bin:&|" | paste -sd, -)
+cat > "$S/bpf_entry.bt" <<EOF
+uprobe:$bin:main.hot { if ((int64)reg("$bra") < 0) { printf("NEGATIVE a\n"); } }
+EOF
+cat > "$S/bpf_pair.bt" <<EOF
+uprobe:$bin:main.hot { @t[tid] = nsecs; }
+$bpf_ret_points { \$s = @t[tid]; delete(@t[tid]); if (\$s == 0) { printf("UNPAIRED\n"); } }
+EOF
+cat > "$S/bpf_stack.bt" <<EOF
+uprobe:$bin:main.hot { @s[ustack(32)] = count(); }
+EOF
+cat > "$S/c_bpf_entry.bt" <<EOF
+uprobe:$bin:main.hot { @e = count(); }
+EOF
+cat > "$S/c_bpf_pair.bt" <<EOF
+uprobe:$bin:main.hot { @e = count(); @t[tid] = nsecs; }
+$bpf_ret_points { @r = count(); if (@t[tid] == 0) { @u = count(); } delete(@t[tid]); }
+EOF
+cat > "$S/c_bpf_stack.bt" <<EOF
+uprobe:$bin:main.hot { @e = count(); @s[ustack(32)] = count(); }
+EOF
+# The mig mode: @t the entry's time by thread (what a latency script
+# keys by), @c the same by the call's id (what is true); a pairing is
+# right when the two are the same entry.
+cat > "$S/bpf_mig.bt" <<EOF
+uprobe:$bin:main.slow { \$n = nsecs; @t[tid] = \$n; @c[reg("$bra")] = \$n; @e = count(); }
+$slow_ret_points {
+  @r = count(); \$id = reg("$bra"); \$s = @t[tid];
+  if (\$s == 0) { @missing = count(); }
+  else if (\$s == @c[\$id]) { @right = count(); }
+  else { @wrong = count(); }
+  delete(@t[tid]); delete(@c[\$id]);
+}
+EOF
+# gostap's: by the call's id, in the script's own maps, the goroutine and
+# the time of its entry; right when the return's goroutine is the entry's
+# (gostap's pairing is keyed by it, and one goroutine has one call at a
+# depth at a time) and go_entry_ns, the entry time gostap's pairing gives
+# the return, is the entry's (read in the same handler a little before
+# the script's own: 0 to 2 ms apart, less than main.slow's shortest
+# sleep, so the goroutine's previous call would not pass; the largest is
+# printed).
+cat > "$S/go_mig.stp" <<'EOF'
+global c%[65536], g%[65536], e, r, right, wrong, missing, worst
+probe go.func.main.slow { c[id] = gettimeofday_ns(); g[id] = goid; e++ }
+probe go.func.main.slow.return {
+  r++
+  if (go_latency_ns < 0) missing++
+  else {
+    d = c[r0] - go_entry_ns
+    if (g[r0] == goid && d >= 0 && d < 2000000) { right++; if (d > worst) worst = d }
+    else wrong++
+  }
+  delete c[r0]; delete g[r0]
+}
+probe end { printf("MIG entries=%d returns=%d right=%d wrong=%d missing=%d worst_ns=%d\n", e, r, right, wrong, missing, worst) }
+EOF
+if [ -n "$bpf" ]; then
+  mkdir -p "$share/ts_mig"
+  "$gostap" gen "$bin" -o "$share/ts_mig" --script "$S/go_mig.stp" main.slow ||
+    die "gostap gen --script go_mig.stp failed"
+fi
 # The order of a round (rotated from round to round) puts each variant
 # beside the one it is compared with.
 VARIANTS="bare_fn go_entry go_stack ubt bare_ret go_pair go_pair2 go_retonly hand_reads hand_pair base_fmt fmt_field fmt_full fmt_twice"
+BPF_VARIANTS="bpf_entry bpf_pair bpf_stack"
+if [ -n "$bpf" ]; then
+  VARIANTS="bare_fn go_entry bpf_entry go_stack bpf_stack ubt bare_ret go_pair bpf_pair go_pair2 go_retonly hand_reads hand_pair base_fmt fmt_field fmt_full fmt_twice"
+fi
 if [ -n "$only" ]; then
   sel=
   for v in ${only//,/ }; do
@@ -337,7 +435,11 @@ if [ -n "$only" ]; then
   VARIANTS=${sel# }
 fi
 modules=()
-for v in $VARIANTS; do [ "$v" = base_fmt ] || modules+=("$v" "c_$v"); done
+for v in $VARIANTS; do
+  case " base_fmt $BPF_VARIANTS " in *" $v "*) continue ;; esac
+  modules+=("$v" "c_$v")
+done
+[ -n "$bpf" ] && modules+=(go_mig)
 
 # --- modules: natively in a chroot of the image, the first alone (it fills the
 # chroot's stap cache), then two at a time --------------------------------------------
@@ -347,6 +449,7 @@ compile_one () {
   case $1 in
     go_pair|c_go_pair) ts=$share/ts_pair ;;
     fmt_full|c_fmt_full|fmt_twice|c_fmt_twice) ts=$share/ts_fmt ;;
+    go_mig) ts=$share/ts_mig ;;
   esac
   "$e2e/run-guest.sh" compile "$image" "$share" "$1" "$S/$1.stp" \
     -g -I "$ts" -I "$share/tapsets" \
@@ -376,6 +479,8 @@ B=\$S/bin/probe-cost
 N=$calls
 ROUNDS=$runs
 VARIANTS="base $VARIANTS"
+MIG_CALLS=${bpf:+$mig_calls}
+MIG_RUNS=$mig_runs
 EOF
   cat <<'EOF'
 {
@@ -394,8 +499,21 @@ one () {
   local v=$1 tag=$2 st=0 t0 mode=
   t0=$(stamp)
   case $v in *fmt*) mode=fmt ;; esac
+  case $v in *mig) mode=mig ;; esac
   if [ "$v" = base ] || [ "$v" = base_fmt ]; then
     timeout -k 10 300 "$B" "$N" $mode > "$S/out/$tag.prog" 2> "$S/out/$tag.err" || st=$?
+  elif [ "${v#*bpf_}" != "$v" ]; then
+    # bpftrace: its output (and the maps it prints at its end) in .stap;
+    # the counts turned into the lines of the stap twins
+    timeout -k 10 600 bpftrace -o "$S/out/$tag.stap" -c "$B $N $mode" "$S/scripts/$v.bt" \
+      > "$S/out/$tag.prog" 2> "$S/out/$tag.err" || st=$?
+    c () { sed -n "s/^@$1: \([0-9]*\)$/\1/p" "$S/out/$tag.stap" | tail -1; }
+    case $v in
+      c_bpf_*) echo "COUNT entries=$(c e || true) returns=$(c r || true) unpaired=$(c u || true)" |
+                 sed 's/=\( \|$\)/=0\1/g' >> "$S/out/$tag.stap" ;;
+      bpf_mig) echo "MIG entries=$(c e) returns=$(c r) right=$(c right) wrong=$(c wrong) missing=$(c missing) worst_ns=-" |
+                 sed 's/=\( \|$\)/=0\1/g' >> "$S/out/$tag.stap" ;;
+    esac
   else
     timeout -k 10 300 staprun -o "$S/out/$tag.stap" -c "$B $N $mode" "$S/mod/$v.ko" \
       > "$S/out/$tag.prog" 2> "$S/out/$tag.err" || st=$?
@@ -416,6 +534,11 @@ done
 for v in $VARIANTS; do
   [ "$v" = base ] || [ "$v" = base_fmt ] || one "c_$v" "c_$v"
 done
+# the pairing under migration (--bpftrace): MIG_RUNS runs of each, in turn
+if [ -n "$MIG_CALLS" ]; then
+  N=$MIG_CALLS
+  for r in $(seq 1 "$MIG_RUNS"); do one go_mig "go_mig.r$r"; one bpf_mig "bpf_mig.r$r"; done
+fi
 echo "guest: done"
 EOF
 } > "$share/guest.sh"
@@ -441,7 +564,7 @@ qemu=$("$qemu_sys" --version | head -1)
 out=$BENCH_CACHE/probe-cost$suffix.md
 python3 "$here/probe-cost/report.py" --out-dir "$share/out" --runs "$runs" --calls "$calls" \
   --variants "base $VARIANTS" --body "$body" --rets "$rets" --arch "$arch" \
-  --arg-reg "$ra" --sp-reg "$rsp" \
+  --arg-reg "$ra" --sp-reg "$rsp" --bpf-arg-reg "$bra" --mig-runs "${bpf:+$mig_runs}" \
   --go-version "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["go_version"])' "$share/list.json")" \
   --qemu "$qemu" --smp "${E2E_SMP:-2}" --tcg-thread "${E2E_TCG_THREAD:-single}" \
   --commit "$(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- src tapsets 2>/dev/null || echo ' (src/ or tapsets/ modified)')" \

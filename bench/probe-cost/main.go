@@ -16,12 +16,23 @@
 // it, which the probe's v_fmt must equal:
 //
 //	PROBECOST fmt={ID:7 Name:bench ...}
+//
+// With "mig" (issue 39: what a tracer keyed by thread gets wrong) N calls
+// of main.slow(id), id = 1..N, on 8 goroutines; main.slow sleeps 2-6 ms
+// (so its goroutine parks, its thread runs others, and it may go on on
+// another thread) and returns its id.
+// The program counts the calls that returned on another thread than they
+// started on (gettid before and after the call) and prints
+//
+//	PROBECOST mig calls=N migrated=M ns_total=T
 package main
 
 import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -51,6 +62,46 @@ func rec(v Rec) int {
 	return int(v.ID) + len(v.Tags)
 }
 
+// slow: parks its goroutine for a while (the timer may wake it on another
+// thread), returns its argument.
+//
+//go:noinline
+func slow(id int) int {
+	time.Sleep(time.Duration(2000+id%5*1000) * time.Microsecond)
+	return id
+}
+
+// mig: n calls of slow on 8 goroutines; the calls that came back on
+// another thread.
+func mig(n int) {
+	const workers = 8
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	migrated := 0
+	t0 := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			m := 0
+			for id := w + 1; id <= n; id += workers {
+				before := syscall.Gettid()
+				if slow(id) != id {
+					panic("slow")
+				}
+				if syscall.Gettid() != before {
+					m++
+				}
+			}
+			mu.Lock()
+			migrated += m
+			mu.Unlock()
+		}(w)
+	}
+	wg.Wait()
+	fmt.Printf("PROBECOST mig calls=%d migrated=%d ns_total=%d\n", n, migrated, time.Since(t0).Nanoseconds())
+}
+
 var fmtMode bool
 
 func main() {
@@ -62,6 +113,10 @@ func main() {
 			os.Exit(64)
 		}
 		n = v
+	}
+	if len(os.Args) > 2 && os.Args[2] == "mig" {
+		mig(n)
+		return
 	}
 	fmtMode = len(os.Args) > 2 && os.Args[2] == "fmt"
 	nest(32, n)

@@ -59,6 +59,14 @@ VARIANTS = {
     "fmt_twice": ("(13) gostap entry, the value printed twice", 1,
                   "go.func.main.rec { X = v_fmt; Y = the same go_fmt call again } "
                   "((13) - (12): a print whose pages the first one touched)"),
+    # --bpftrace (issue 39): the tracer a Linux user would pick instead
+    "bpf_entry": ("(b3) bpftrace entry", 1,
+                  'uprobe:BIN:main.hot { X = reg("{bra}") }'),
+    "bpf_pair": ("(b4) bpftrace entry + RET, paired by thread", 2,
+                 "uprobe:BIN:main.hot { @t[tid] = nsecs } + uprobe:BIN:RET { X = @t[tid]; "
+                 "delete(@t[tid]) } at every RET"),
+    "bpf_stack": ("(b8) bpftrace entry, stack recorded", 1,
+                  "uprobe:BIN:main.hot { @s[ustack(32)] = count() }"),
 }
 # the variants timed against the fmt mode's own unprobed runs
 BASE_OF = {"fmt_field": "base_fmt", "fmt_full": "base_fmt", "fmt_twice": "base_fmt"}
@@ -79,6 +87,16 @@ def fmt_ns(x):
     return "%.1f ns" % x
 
 
+def bpf_stacks(text):
+    """The stacks of a bpftrace map printed at its end, most frequent first:
+    [(frames, count)]."""
+    out = []
+    for m in re.finditer(r"^@s\[\n(.*?)^\]: (\d+)$", text, re.M | re.S):
+        frames = [ln.strip() for ln in m.group(1).splitlines() if ln.strip()]
+        out.append((frames, int(m.group(2))))
+    return sorted(out, key=lambda x: -x[1])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out-dir", required=True)
@@ -91,6 +109,8 @@ def main():
     ap.add_argument("--arch", default="amd64")
     ap.add_argument("--arg-reg", default="rax", help="the register of Go's first argument")
     ap.add_argument("--sp-reg", default="rsp", help="the stack pointer")
+    ap.add_argument("--bpf-arg-reg", default="ax", help="bpftrace's name of --arg-reg")
+    ap.add_argument("--mig-runs", type=lambda x: int(x or 0), default=0, help="runs of go_mig and bpf_mig")
     ap.add_argument("--qemu", default="?")
     ap.add_argument("--smp", default="?")
     ap.add_argument("--tcg-thread", default="?")
@@ -128,7 +148,9 @@ def main():
             err = read(tag + ".err") or ""
             for s in re.findall(r"skipped probes: (\d+)", err):
                 skipped[v] += int(s)
-            if "UNPAIRED" in (read(tag + ".stap") or "") or "NEGATIVE" in (read(tag + ".stap") or ""):
+            # (bpftrace's pairing by thread misses returns by design: counted below)
+            if ("UNPAIRED" in (read(tag + ".stap") or "") and v != "bpf_pair") or \
+                    "NEGATIVE" in (read(tag + ".stap") or ""):
                 problems.append("%s: a handler saw an unpaired return or a negative argument" % tag)
 
     rounds = sorted(set(per.get("base", {})) | set(per.get("base_fmt", {})))
@@ -174,7 +196,7 @@ def main():
         e, r, u, n, sk = c
         want_e = v != "go_retonly"
         want_r = v not in ("bare_fn", "go_entry", "go_stack", "ubt", "fmt_field", "fmt_full",
-                           "fmt_twice")
+                           "fmt_twice", "bpf_entry", "bpf_stack")
         parts, ok = [], True
         if want_e:
             parts.append("entry %d/%d" % (e, n))
@@ -185,10 +207,28 @@ def main():
         if v in ("go_pair", "go_pair2", "go_retonly", "hand_pair"):
             parts.append("unpaired %d" % u)
             ok &= u == 0
+        if v == "bpf_pair":
+            # keyed by thread: a goroutine preempted between entry and RET
+            # may go on on another thread (measured, not a fault of the run)
+            parts.append("unpaired %d (by thread: the goroutine moved)" % u if u else "unpaired 0")
         if v in ("go_stack", "ubt"):
             # u: records or backtraces with fewer than 32 frames
             parts.append("short %d" % u)
             ok &= u == 0
+        if v == "bpf_stack":
+            # the stacks bpftrace printed at its end: frames of the most
+            # frequent, and whether main.hot's caller (main.run) is in it
+            st = bpf_stacks(read("c_bpf_stack.stap") or "")
+            if not st:
+                parts.append("no stack printed")
+                ok = False
+            else:
+                frames, n_st = st[0]
+                parts.append("%d frames (%d stacks)" % (len(frames), len(st)))
+                ok &= len(frames) == 32 and n_st == e
+                if not any(f.startswith("main.run+") for f in frames):
+                    parts.append("main.run (the caller) missing: the frame-pointer walk "
+                                 "at a frameless leaf's entry skips it")
         if v == "fmt_field":
             parts.append("wrong v_ID %d" % u)
             ok &= u == 0
@@ -213,7 +253,8 @@ def main():
 
     for v in VARIANTS:
         label, hits, what = VARIANTS[v]
-        VARIANTS[v] = (label, hits, what.replace("{ra}", a.arg_reg).replace("{rsp}", a.sp_reg))
+        VARIANTS[v] = (label, hits, what.replace("{ra}", a.arg_reg).replace("{rsp}", a.sp_reg)
+                       .replace("{bra}", a.bpf_arg_reg))
     info = {}
     for line in (read("guest.info") or "").splitlines():
         k, _, val = line.partition(" ")
@@ -268,7 +309,14 @@ def main():
                      ratio("go_stack", "ubt")),
                     ("(12)/(11) T9: the value as %+v prints it / one field of it",
                      ratio("fmt_full", "fmt_field")),
-                    ("(13)/(12) the value printed twice / once", ratio("fmt_twice", "fmt_full"))):
+                    ("(13)/(12) the value printed twice / once", ratio("fmt_twice", "fmt_full")),
+                    ("(3)/(b3) gostap entry / bpftrace entry", ratio("go_entry", "bpf_entry")),
+                    ("(4)/(b4) gostap entry + return, paired by goroutine / bpftrace entry + RET, "
+                     "paired by thread", ratio("go_pair", "bpf_pair")),
+                    ("(8)/(b8) go_stack_depth(32) / bpftrace ustack(32)",
+                     ratio("go_stack", "bpf_stack"))):
+        if name.startswith(("(3)/(b", "(4)/(b", "(8)/(b")) and r[2] == 0:
+            continue
         w("| %s | %s | %s | %d |" % (name, "%.2fx" % r[0] if r[0] is not None else "-",
                                       "%.2fx" % r[1] if r[1] is not None else "-", r[2]))
     w("")
@@ -311,6 +359,36 @@ def main():
         w("One stack at depth 32, per call (medians of the per-round differences over (3), "
           "the same probe without it): go_stack_depth(32) %s, ubacktrace() %s."
           % (fmt_ns(diff("go_stack", "go_entry")), fmt_ns(diff("ubt", "go_entry"))))
+    if a.mig_runs:
+        w("")
+        w("The pairing when goroutines move between threads: the program's mig mode (8 goroutines "
+          "calling main.slow(id), which sleeps 2-6 ms and returns id; the program counts the "
+          "calls that came back on another thread by gettid before and after). A pairing is right "
+          "when the entry it gives the return is the call's own (its id): gostap's, the goroutine "
+          "of the return against the entry's, and go_entry_ns against the script's own entry time "
+          "by id (the same hit); bpftrace's, its entry by thread against its entry by id.")
+        w("")
+        w("| run | tracer | calls | came back on another thread (the program) | returns | "
+          "paired right | paired wrong | not paired | largest gap, pairing's entry time to the "
+          "script's (right ones) |")
+        w("|---|---|---|---|---|---|---|---|---|")
+        for r in range(1, a.mig_runs + 1):
+            for v, who in (("go_mig", "gostap (by goroutine)"), ("bpf_mig", "bpftrace (by thread)")):
+                tag = "%s.r%d" % (v, r)
+                m = re.search(r"^MIG entries=(\d+) returns=(\d+) right=(\d+) wrong=(\d+) "
+                              r"missing=(\d+) worst_ns=(\d+|-)", read(tag + ".stap") or "", re.M)
+                pm = re.search(r"^PROBECOST mig calls=(\d+) migrated=(\d+)", read(tag + ".prog") or "",
+                               re.M)
+                if not m or not pm:
+                    problems.append("%s: no MIG line or no program result (exit %s)"
+                                    % (tag, (read(tag + ".rc") or "?").strip()))
+                    w("| %d | %s | **no result** | | | | | | |" % (r, who))
+                    continue
+                e_, ret, right, wrong, miss = (int(x) for x in m.groups()[:5])
+                gap = m.group(6)
+                w("| %d | %s | %s | %s | %d | %d | %d | %d | %s |"
+                  % (r, who, pm.group(1), pm.group(2), ret, right, wrong, miss,
+                     fmt_ns(int(gap)) if gap != "-" else "- (the same nsecs)"))
     if any(skipped.values()):
         w("")
         w("Skipped probes reported by stap in the timed runs: " +

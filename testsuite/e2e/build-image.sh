@@ -10,6 +10,7 @@
 #
 # The guest is Debian trixie: systemtap 5.1, libdw 0.192 (>= 0.191, which
 # numeric statement probes on Go binaries need: facts.md 2), kernel 6.12;
+# (with E2E_BPFTRACE=1, bpftrace too: bench/probe-cost.sh --bpftrace);
 # with E2E_SUITE=forky, Debian forky (testing): systemtap 5.6, kernel 7.2
 # when measured; with E2E_SUITE=bookworm or bullseye, the old stacks:
 # stap 4.8, libdw 0.188, Linux 6.1, or stap 4.4, libdw 0.183, Linux
@@ -79,6 +80,13 @@ case $SUITE in bullseye|bookworm|trixie) ;; *) PACKAGES=$PACKAGES,util-linux-ext
 # and kbuild with Debian's cross compiler, against the arm64 image's
 # headers, whose Makefile names aarch64-linux-gnu-gcc-14.
 [ "$SUITE-$ARCH" = trixie-amd64 ] && PACKAGES=$PACKAGES,gcc-aarch64-linux-gnu
+# E2E_BPFTRACE=1 (bench/probe-cost.sh --bpftrace): Debian's bpftrace too,
+# in an image of its own tag, so that the test suite's image of the suite
+# stays in the cache.
+if [ "${E2E_BPFTRACE:-}" = 1 ]; then
+  PACKAGES=$PACKAGES,bpftrace
+  TAG=$TAG-bpftrace
+fi
 DISK_SIZE=3G
 E2E=$CACHE/e2e
 
