@@ -139,8 +139,8 @@ t_all=$(now)
 # builds: do not race another run of it (a test suite's e2e test) unless
 # this run's tree is in the cache already.
 waited=0
-E2E_ARCH=$arch E2E_BPFTRACE=$bpf "$e2e/build-image.sh" --cached && waited=-1
-while [ "$waited" -ge 0 ] && pgrep -f 'e2e/build-image\.sh' >/dev/null; do
+E2E_ARCH=$arch E2E_BPFTRACE=$bpf "$e2e/build-image.sh" --cached ||
+while pgrep -f 'e2e/build-image\.sh' >/dev/null; do
   [ "$waited" = 0 ] && log "another build-image.sh is running; waiting for it"
   waited=$((waited + 10))
   [ "$waited" -le 1800 ] || die "build-image.sh still running after 30 min"
@@ -422,9 +422,8 @@ fi
 # beside the one it is compared with.
 VARIANTS="bare_fn go_entry go_stack ubt bare_ret go_pair go_pair2 go_retonly hand_reads hand_pair base_fmt fmt_field fmt_full fmt_twice"
 BPF_VARIANTS="bpf_entry bpf_pair bpf_stack"
-if [ -n "$bpf" ]; then
-  VARIANTS="bare_fn go_entry bpf_entry go_stack bpf_stack ubt bare_ret go_pair bpf_pair go_pair2 go_retonly hand_reads hand_pair base_fmt fmt_field fmt_full fmt_twice"
-fi
+# with --bpftrace, each of bpftrace's beside its gostap twin
+[ -n "$bpf" ] && VARIANTS=$(sed 's/go_entry /&bpf_entry /; s/go_stack /&bpf_stack /; s/go_pair /&bpf_pair /' <<< "$VARIANTS")
 if [ -n "$only" ]; then
   sel=
   for v in ${only//,/ }; do
