@@ -693,6 +693,7 @@ cmd_run (int argc, char **argv)
   char **sargv = NULL;
 
   ret = EXIT_ERROR;
+  run_stap_prefetch ();
   if (o.target != NULL)
     t.program = strdup (o.target);
   else if (o.cmd != NULL)

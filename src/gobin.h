@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* Exit statuses of gostap, documented in --help and gostap(1).  */
 enum
@@ -106,8 +107,13 @@ struct go_bin
                                    reads a copy: run-sysroot.c) */
   int fd;
   Elf *elf;
-  const uint8_t *image;         /* the whole file, mapped by libelf */
+  const uint8_t *image;         /* the whole file, read into memory of
+                                   gostap's own (read-elf.c) */
   size_t size;
+  void *image_map;              /* that memory's mapping, and its length */
+  size_t image_map_len;
+  struct stat st;               /* fstat of fd when opened: the file's
+                                   identity (run-cache.c's key) */
 
   enum go_arch arch;
   unsigned ptrsize;

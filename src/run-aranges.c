@@ -288,8 +288,7 @@ run_aranges (const struct go_bin *b, struct run_target *t, bool *gave)
   ret = EXIT_ERROR;
   /* The bytes and the path: the same program at two paths gets two
      sysroots, each shadowing the file system along its own path.  */
-  uint64_t key = fnv1a (0xcbf29ce484222325ULL, b->image, b->size)
-    ^ (uint64_t) b->size;
+  uint64_t key = hash_content (b->image, b->size);
   key = fnv1a (key, b->probe_path, strlen (b->probe_path));
   if ((cache = run_cache_root ()) == NULL)
     goto out;

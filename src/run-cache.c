@@ -3,11 +3,10 @@
    CACHE/gostap/BINKEY/KEY/, CACHE being $XDG_CACHE_HOME or ~/.cache.
    BINKEY hashes what decides everything generated for the binary: gostap's
    version and the version of what it generates (WRITE_FORMAT), the
-   binary's build id, path and content (hash_content of its bytes), and
-   for a binary without DWARF of its own the separate debug file found
-   for it (its source, path, size and mtime: read-debuginfo.c); KEY adds
-   the script's
-   probe points.  So a cache hit costs no walk over the binary's functions.
+   binary's build id, path and identity (device, inode, size, mtime,
+   ctime), and for a binary without DWARF of its own the separate debug
+   file found for it (its source, path, size and mtime: read-debuginfo.c);
+   KEY adds the script's probe points.  So a cache hit costs no walk over the binary's functions.
    A directory is written under a temporary name beside its final one and
    renamed into place only complete: a lost race with another gostap run
    leaves the first one's.
@@ -316,11 +315,17 @@ run_cache_dir (const struct go_bin *b, const struct run_script *s)
   h = fnv1a (h, &format, sizeof format);
   h = fnv1a (h, b->build_id, strlen (b->build_id));
   h = fnv1a (h, b->abspath, strlen (b->abspath) + 1);
-  /* The bytes gostap read (its one read of the file), not the file's
-     size and mtime: a binary rebuilt or patched in place with both kept
-     (touch -d, cp -p) still gets its own entry.  */
-  const uint64_t content = hash_content (b->image, b->size);
-  h = fnv1a (h, &content, sizeof content);
+  /* The file's identity, not a hash of its bytes (which cost a warm run
+     of Debian's hugo, 83 MB, 39% of gostap's time: bench/README.md, T11):
+     device, inode, size, mtime and ctime.  A binary rebuilt or patched in
+     place with its size and mtime kept (touch -d, cp -p) still gets an
+     entry of its own, as every write and every utimes() sets the ctime to
+     the clock's time, which a user cannot set.  */
+  h = fnv1a (h, &b->st.st_dev, sizeof b->st.st_dev);
+  h = fnv1a (h, &b->st.st_ino, sizeof b->st.st_ino);
+  h = fnv1a (h, &b->st.st_size, sizeof b->st.st_size);
+  h = fnv1a (h, &b->st.st_mtim, sizeof b->st.st_mtim);
+  h = fnv1a (h, &b->st.st_ctim, sizeof b->st.st_ctim);
   if (!b->has_dwarf)
     {
       const char *debug_file;

@@ -15,6 +15,7 @@
 #include <error.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,47 +27,74 @@
 
 #include "run.h"
 
-char *
-run_capture (char *const argv[])
+/* Start ARGV with its standard output and error into a pipe: the pipe's
+   reading end, the child's pid into *PID; -1 when it cannot start.
+   posix_spawn, not fork: a fork copies the page tables of the binary
+   gostap read (tens of MB) only for exec to drop them.  */
+static int
+capture_start (char *const argv[], pid_t *pid)
 {
   int fd[2];
   if (pipe (fd) != 0)
-    return NULL;
-  pid_t pid = fork ();
-  if (pid < 0)
+    return -1;
+  posix_spawn_file_actions_t fa;
+  int e = posix_spawn_file_actions_init (&fa);
+  if (e == 0)
     {
-      close (fd[0]);
-      close (fd[1]);
-      return NULL;
-    }
-  if (pid == 0)
-    {
-      dup2 (fd[1], 1);
-      dup2 (fd[1], 2);
-      close (fd[0]);
-      close (fd[1]);
-      execvp (argv[0], argv);
-      _exit (127);
+      if ((e = posix_spawn_file_actions_addclose (&fa, fd[0])) == 0
+          && (e = posix_spawn_file_actions_adddup2 (&fa, fd[1], 1)) == 0
+          && (e = posix_spawn_file_actions_adddup2 (&fa, fd[1], 2)) == 0
+          && (e = posix_spawn_file_actions_addclose (&fa, fd[1])) == 0)
+        e = posix_spawnp (pid, argv[0], &fa, NULL, argv, environ);
+      posix_spawn_file_actions_destroy (&fa);
     }
   close (fd[1]);
+  if (e != 0)
+    {
+      close (fd[0]);
+      return -1;
+    }
+  return fd[0];
+}
+
+/* What the child PID started by capture_start printed into FD, once it
+   exited (malloc'd), or NULL when it could not run.  */
+static char *
+capture_finish (int fd, pid_t pid)
+{
   char *buf = NULL;
   size_t size = 0;
   FILE *m = open_memstream (&buf, &size);
   char chunk[4096];
   ssize_t n;
-  while ((n = read (fd[0], chunk, sizeof chunk)) > 0)
-    if (m != NULL && size < (1u << 24))
+  while ((n = read (fd, chunk, sizeof chunk)) > 0
+         || (n < 0 && errno == EINTR))
+    if (n > 0 && m != NULL && size < (1u << 24))
       fwrite (chunk, 1, (size_t) n, m);
-  close (fd[0]);
+  close (fd);
   if (m != NULL)
     fclose (m);
   int st;
-  if (waitpid (pid, &st, 0) < 0 || !WIFEXITED (st) || WEXITSTATUS (st) == 127)
+  while (waitpid (pid, &st, 0) < 0)
+    if (errno != EINTR)
+      {
+        free (buf);
+        return NULL;
+      }
+  if (!WIFEXITED (st) || WEXITSTATUS (st) == 127)
     {
       free (buf);
       return NULL;
     }
   return buf;
+}
+
+char *
+run_capture (char *const argv[])
+{
+  pid_t pid;
+  int fd = capture_start (argv, &pid);
+  return fd < 0 ? NULL : capture_finish (fd, pid);
 }
 
 const char *
@@ -79,18 +107,22 @@ run_stap_program (void)
 /* What `stap OPTION` printed, for each option asked (-V, --help) and
    the stap program (PROG) it was asked of: set by run_stap_says the first
    time it asks, and read by it after (the preflight, run-aranges.c and
-   run-runtime.c each ask in one gostap run).  A slot is replaced when its
-   option is asked of another program.  */
-static struct
+   run-runtime.c each ask in one gostap run), or started by
+   run_stap_prefetch and read by run_stap_says (FD and PID, FD -1 when
+   none is running).  A slot is replaced when its option is asked of
+   another program.  */
+static struct said
 {
   const char *opt;
   char *prog, *out;
-} stap_said[2];
+  int fd;
+  pid_t pid;
+} stap_said[2] = { { .fd = -1 }, { .fd = -1 } };
 
-const char *
-run_stap_says (const char *opt)
+/* The slot of OPT in stap_said, or NULL after one line.  */
+static struct said *
+said_slot (const char *opt)
 {
-  const char *prog = run_stap_program ();
   size_t i = 0, n = sizeof stap_said / sizeof stap_said[0];
   while (i < n && stap_said[i].opt != NULL
          && strcmp (stap_said[i].opt, opt) != 0)
@@ -100,22 +132,59 @@ run_stap_says (const char *opt)
       error (0, 0, "run_stap_says: no room for stap %s", opt);
       return NULL;
     }
-  if (stap_said[i].out != NULL && strcmp (stap_said[i].prog, prog) == 0)
-    return stap_said[i].out;
-  char *argv[] = { (char *) prog, (char *) opt, NULL };
-  char *out = run_capture (argv), *p = strdup (prog);
-  if (out == NULL || p == NULL)
+  return &stap_said[i];
+}
+
+/* Ask stap OPT into slot S, started or (WAIT) to the end: 0, or -1.  */
+static int
+said_ask (struct said *s, const char *opt, bool wait)
+{
+  const char *prog = run_stap_program ();
+  if (s->fd >= 0 && strcmp (s->prog, prog) != 0)
     {
-      free (out);
-      free (p);
-      return NULL;
+      free (capture_finish (s->fd, s->pid));    /* another program's */
+      s->fd = -1;
     }
-  free (stap_said[i].prog);
-  free (stap_said[i].out);
-  stap_said[i].opt = opt;
-  stap_said[i].prog = p;
-  stap_said[i].out = out;
-  return out;
+  if (s->fd < 0 && (s->out == NULL || strcmp (s->prog, prog) != 0))
+    {
+      char *argv[] = { (char *) prog, (char *) opt, NULL };
+      char *p = strdup (prog);
+      int fd = p != NULL ? capture_start (argv, &s->pid) : -1;
+      if (fd < 0)
+        {
+          free (p);
+          return -1;
+        }
+      free (s->prog);
+      free (s->out);
+      s->opt = opt;
+      s->prog = p;
+      s->out = NULL;
+      s->fd = fd;
+    }
+  if (wait && s->fd >= 0)
+    {
+      s->out = capture_finish (s->fd, s->pid);
+      s->fd = -1;
+    }
+  return wait && s->out == NULL ? -1 : 0;
+}
+
+void
+run_stap_prefetch (void)
+{
+  /* -V only: every gostap run reads it, and --help only a stap before
+     5.1 (run-runtime.c) is asked.  */
+  struct said *s = said_slot ("-V");
+  if (s != NULL)
+    (void) said_ask (s, "-V", false);
+}
+
+const char *
+run_stap_says (const char *opt)
+{
+  struct said *s = said_slot (opt);
+  return s != NULL && said_ask (s, opt, true) == 0 ? s->out : NULL;
 }
 
 int

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,27 +334,29 @@ run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
      gostap's children rather than init's, for stop_orphans to find.  */
   prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   fflush (NULL);
-  pid_t pid = fork ();
-  if (pid < 0)
+  /* posix_spawn, not fork: a fork copies the page tables of the binary
+     gostap read (tens of MB) only for exec to drop them.  */
+  posix_spawn_file_actions_t fa;
+  pid_t pid = -1;
+  int se = posix_spawn_file_actions_init (&fa);
+  if (se == 0)
     {
-      error (0, errno, "fork");
+      for (int i = !stacks; se == 0 && i < 2; i++)
+        if ((se = posix_spawn_file_actions_addclose (&fa, fds[i][0])) == 0
+            && (se = posix_spawn_file_actions_adddup2 (
+                  &fa, fds[i][1], i == 0 ? STDOUT_FILENO : STDERR_FILENO)) == 0)
+          se = posix_spawn_file_actions_addclose (&fa, fds[i][1]);
+      if (se == 0)
+        se = posix_spawnp (&pid, sargv[0], &fa, NULL, sargv, environ);
+      posix_spawn_file_actions_destroy (&fa);
+    }
+  if (se != 0)
+    {
+      error (0, se, "cannot run '%s'", sargv[0]);
       for (int i = !stacks; i < 2; i++)
         close (fds[i][0]), close (fds[i][1]);
       profile_free (prof);
       return EXIT_ERROR;
-    }
-  if (pid == 0)
-    {
-      for (int i = !stacks; i < 2; i++)
-        {
-          close (fds[i][0]);
-          if (dup2 (fds[i][1], i == 0 ? STDOUT_FILENO : STDERR_FILENO) < 0)
-            _exit (127);
-          close (fds[i][1]);
-        }
-      execvp (sargv[0], sargv);
-      error (0, errno, "cannot run '%s'", sargv[0]);
-      _exit (127);
     }
   for (int i = !stacks; i < 2; i++)
     close (fds[i][1]);

@@ -267,6 +267,10 @@ const char *run_stap_program (void);
    program.  NULL when stap cannot be run.  */
 const char *run_stap_says (const char *opt);
 
+/* Start `stap -V` for run_stap_says to read later: it runs while gostap
+   reads the binary.  */
+void run_stap_prefetch (void);
+
 /* The versions `stap -V` reports (stap, and the libdw it uses): 0, or -1
    when stap cannot be run.  */
 int run_stap_versions (int *stap_major, int *stap_minor, int *dw_major,

@@ -78,19 +78,21 @@ checks=$((checks + 1))
 [ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' -not -path '*/gostap/scripts/*' | wc -l)" = 1 ] &&
   [ "$(stat -c %Y "$first/go_funcs.stp")" = "$(date -d 2000-01-01 +%s)" ] &&
   echo "ok - cache hit: reused" || fail "cache hit: the directory was not reused"
-# The key is the binary's content: a new mtime alone reuses the entry,
-# a byte more (after the section headers: still the same ELF file, same
-# build id) gets a new one.
+# The key is the binary's identity (device, inode, size, mtime, ctime;
+# run-cache.c): a run with none of them changed reuses the entry (above),
+# a touch (new mtime and ctime, the same bytes) gets a new one, and so
+# does a byte more (after the section headers: still the same ELF file,
+# same build id).
 checks=$((checks + 1))
 touch "$tmp/demo"
 run_e >/dev/null 2>&1 || true
-[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' -not -path '*/gostap/scripts/*' | wc -l)" = 1 ] &&
-  echo "ok - cache hit: the same content with a new mtime reuses the entry" ||
-  fail "cache hit after touch: $(find "$tmp/cache/gostap" -maxdepth 2)"
+[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' -not -path '*/gostap/scripts/*' | wc -l)" = 2 ] &&
+  echo "ok - cache key: the same bytes with a new mtime and ctime get a new entry" ||
+  fail "cache key after touch: $(find "$tmp/cache/gostap" -maxdepth 2)"
 checks=$((checks + 1))
 printf '\0' >> "$tmp/demo"
 run_e >/dev/null 2>&1 || true
-[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' -not -path '*/gostap/scripts/*' | wc -l)" = 2 ] &&
+[ "$(find "$tmp/cache/gostap" -mindepth 2 -maxdepth 2 -type d -not -name '.*' -not -path '*/gostap/runtime/*' -not -path '*/gostap/scripts/*' | wc -l)" = 3 ] &&
   echo "ok - cache invalidation: a changed binary gets new tapsets" ||
   fail "cache invalidation: $(find "$tmp/cache/gostap" -maxdepth 2)"
 grep -rq 'go.func.main.rec =' "$tmp/cache/gostap" || fail "the cached tapsets lack main.rec"
