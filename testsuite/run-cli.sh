@@ -350,6 +350,10 @@ cat > "$tmp/killedstap" <<EOF
 case "\$*" in *-V*) echo "Systemtap translator/driver (version 5.1/0.192/0.192)"; exit 0 ;; esac
 "$tmp/stapio" 600 &
 echo \$! > "$tmp/stapio.pid"
+# Killed only once its child is stapio: before its exec, the child still
+# bears this script's name, which gostap rightly leaves alone (seen under
+# load: exit 137 and no line, the "stapio" running on).
+until [ "\$(cat /proc/\$!/comm 2>/dev/null)" = stapio ]; do sleep 0.01; done
 kill -9 \$\$
 EOF
 chmod +x "$tmp/killedstap"
