@@ -140,6 +140,17 @@ count_losses (struct run_stderr *e, const char *line)
     }
 }
 
+/* Write out what stdout holds before a line goes to stderr.  stdout gets
+   whole lines from the relay, but its buffer is written when full, in
+   the middle of one; where both name the same file (`> FILE 2>&1`), the
+   stderr line would land inside that line (seen in the trixie guest: a
+   traceback's file line cut by the folded warnings' line).  */
+static void
+stdout_whole (void)
+{
+  fflush (stdout);
+}
+
 void
 run_stderr_line (struct run_stderr *e, const char *line, size_t len)
 {
@@ -154,6 +165,7 @@ run_stderr_line (struct run_stderr *e, const char *line, size_t len)
   if (!e->all && sysroot_unwind_warning (e, line, len))
     return;
   run_stderr_flush (e);
+  stdout_whole ();
   fwrite (line, 1, len, stderr);
 }
 
@@ -178,6 +190,7 @@ run_stderr_flush (struct run_stderr *e)
 {
   if (e->folded == 0)
     return;
+  stdout_whole ();
   fprintf (stderr, "gostap: %zu probe%s placed between line-table rows on "
            "purpose (RET sites, function bodies), first at 0x%" PRIx64
            ": stap's warning \"does not match the beginning of a "
@@ -191,6 +204,7 @@ run_stderr_losses (const struct run_stderr *e)
 {
   if (e->errors == 0 && e->skipped == 0 && e->transport == 0)
     return;
+  stdout_whole ();
   fprintf (stderr, "gostap: stap lost ");
   const char *sep = "";
   if (e->skipped != 0)
