@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build the libFuzzer harness fuzz/fuzz-reader.c with clang, ASan and UBSan,
-# from the reader and writer sources (src/*.c but the command line:
-# gostap.c and cmd-*.c), without configure: a minimal config.h is written
+# from libgobin (libgobin/*.c) and the writer sources (src/*.c but the
+# command line: gostap.c and cmd-*.c), without configure: a minimal config.h is written
 # beside the objects.
 #
 # Usage: fuzz/build.sh [OUTDIR]
@@ -48,7 +48,7 @@ cmp -s "$out/config.h.new" "$out/config.h" 2>/dev/null && rm "$out/config.h.new"
   mv "$out/config.h.new" "$out/config.h"
 
 cflags="-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter $san
-  -I$out -I$top/src $(pkg-config --cflags libdw libelf capstone libprotobuf-c zlib) ${FUZZ_CFLAGS:-}"
+  -I$out -I$top/src -I$top/libgobin $(pkg-config --cflags libdw libelf capstone libprotobuf-c zlib) ${FUZZ_CFLAGS:-}"
 libs="$(pkg-config --libs libdw libelf capstone libprotobuf-c zlib) -lZydis"
 
 # The pprof schema's C code (src/profile.proto), as the Makefile makes it.
@@ -58,16 +58,17 @@ if [ ! -f "$out/profile.pb-c.c" ] || [ "$top/src/profile.proto" -nt "$out/profil
 fi
 
 objs=()
-for c in "$top"/src/*.c "$out/profile.pb-c.c" "$here/fuzz-reader.c"; do
+for c in "$top"/libgobin/*.c "$top"/src/*.c "$out/profile.pb-c.c" "$here/fuzz-reader.c"; do
   base=${c##*/}
   case $base in gostap.c|cmd-*.c) continue ;; esac
   # (an in-tree build leaves its own profile.pb-c.c in src/: this one's
   # is in $out)
   [ "$c" = "$top/src/profile.pb-c.c" ] && continue
-  o=$out/obj/${base%.c}.o
+  # (named by folder too: libgobin/ and src/ both have a util.c)
+  dir=${c%/*}; o=$out/obj/${dir##*/}-${base%.c}.o
   extra=-fsanitize=fuzzer-no-link   # coverage instrumentation everywhere
   # Rebuild when the source, any header or config.h is newer.
-  if [ ! -f "$o" ] || [ -n "$(find "$c" "$top"/src/*.h "$out/config.h" -newer "$o" 2>/dev/null | head -1)" ]; then
+  if [ ! -f "$o" ] || [ -n "$(find "$c" "$top"/src/*.h "$top"/libgobin/*.h "$out/config.h" -newer "$o" 2>/dev/null | head -1)" ]; then
     # shellcheck disable=SC2086
     # (a failed compile must stop the build: the stale object of an older
     # source would be linked against the new ones)

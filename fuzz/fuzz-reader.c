@@ -30,11 +30,8 @@
 #include <unistd.h>
 
 #include "gobin.h"
-#include "layout.h"
-#include "params.h"
 #include "probe-name.h"
 #include "stack.h"
-#include "types.h"
 #include "write.h"
 
 enum { MAX_FUNCS = 400, MAX_WRITE = 64, MAX_TYPES = 2000 };

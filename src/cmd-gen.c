@@ -17,7 +17,6 @@
 
 #include "commands.h"
 #include "gobin.h"
-#include "layout.h"
 #include "probe-name.h"
 #include "run.h"
 #include "select.h"

@@ -17,7 +17,6 @@
 #include "gobin.h"
 #include "model.h"
 #include "out.h"
-#include "params.h"
 #include "probe-name.h"
 #include "select.h"
 

@@ -25,8 +25,6 @@
 
 #include "commands.h"
 #include "gobin.h"
-#include "layout.h"
-#include "params.h"
 #include "probe-name.h"
 #include "run.h"
 #include "select.h"

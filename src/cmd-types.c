@@ -16,11 +16,10 @@
 #include <string.h>
 
 #include "commands.h"
-#include "go-kind.h"
 #include "gobin.h"
 #include "out.h"
 #include "select.h"
-#include "types.h"
+#include "util.h"
 
 /* Set by parse_opt.  */
 struct types_args

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "companion.h"
+#include "util.h"
 
 int
 companion_check_needed (const struct go_bin *b)

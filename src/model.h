@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "gobin.h"
-#include "params.h"
 
 /* An address a probe may be placed at, with the frame state there.  */
 struct go_site

@@ -15,6 +15,7 @@
 
 #include "out.h"
 #include "profile.h"
+#include "util.h"
 
 /* Grow the array *V of *CAP elements of SIZE bytes to hold N + 1.  */
 static bool

@@ -26,6 +26,7 @@
 
 #include "gobin.h"
 #include "stack.h"
+#include "util.h"
 
 #define PROFILE_TOKEN "<goprof:"
 

@@ -37,6 +37,7 @@
 
 #include "companion.h"
 #include "run.h"
+#include "util.h"
 #include "write.h"
 
 bool

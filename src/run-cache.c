@@ -43,6 +43,7 @@
 
 #include "gobin.h"
 #include "run.h"
+#include "util.h"
 #include "write.h"
 
 /* 0 when ST (of PATH) may be trusted, or -1 after one line.  INSIDE:

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "params.h"
+#include "gobin.h"
 #include "probe-name.h"
 #include "run.h"
 

@@ -52,6 +52,7 @@
 
 #include "gobin.h"
 #include "run.h"
+#include "util.h"
 
 static const char relay[] = "transport/relay_v2.c";
 static const char transport[] = "transport/transport.c";

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "run.h"
+#include "util.h"
 
 #define WARNING_HEAD "WARNING: address 0x"
 #define WARNING_TAIL " does not match the beginning of a statement"

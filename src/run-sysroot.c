@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "util.h"
 
 /* FNV-1a of the bytes of FD from its start, and their number.  0, or -1
    with errno.  */

@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout.h"
+#include "gobin.h"
 #include "model.h"
 #include "select.h"
+#include "util.h"
 #include "write.h"
 
 error_t

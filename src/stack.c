@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "stack.h"
+#include "util.h"
 
 bool
 stack_parse (const char *s, struct stack_record *r, size_t *len)

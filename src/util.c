@@ -1,4 +1,5 @@
-/* util.c: small helpers shared by the reader and the commands.  */
+/* util.c: small helpers of the commands, the writers and the run
+   machinery (util.h).  */
 
 #include "config.h"
 
@@ -13,42 +14,7 @@
 #include <sys/stat.h>
 
 #include "gobin.h"
-
-int
-addr_list_push (struct addr_list *l, uint64_t v)
-{
-  if (l->n == l->cap)
-    {
-      size_t cap = l->cap ? 2 * l->cap : 4;
-      uint64_t *nv = reallocarray (l->v, cap, sizeof *nv);
-      if (nv == NULL)
-        {
-          error (0, errno, "reallocarray");
-          return -1;
-        }
-      l->v = nv;
-      l->cap = cap;
-    }
-  l->v[l->n++] = v;
-  return 0;
-}
-
-void
-addr_list_free (struct addr_list *l)
-{
-  free (l->v);
-  l->v = NULL;
-  l->n = l->cap = 0;
-}
-
-uint64_t
-fnv1a (uint64_t h, const void *data, size_t n)
-{
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ p[i]) * 0x100000001b3ULL;
-  return h;
-}
+#include "util.h"
 
 uint64_t
 hash_content (const void *data, size_t n)
@@ -107,12 +73,6 @@ hash_find (struct hash_slot **ht, size_t *hn, size_t n, uint64_t h,
   return &(*ht)[k];
 }
 
-const char *
-arch_name (enum go_arch arch)
-{
-  return arch == GO_ARCH_AMD64 ? "x86_64" : "aarch64";
-}
-
 /* A glob matches a name exactly or as an fnmatch(3) pattern: Go names
    such as main.(*T).M or pkg.F[...] contain pattern characters.  No glob
    matches everything.  USED[i] is set for each glob that matched.  */
@@ -129,14 +89,6 @@ name_matches (char *const *globs, int nglobs, const char *name, bool *used)
             && fnmatch (globs[i], name, FNM_NOESCAPE) == 0))
       any = used[i] = true;
   return any;
-}
-
-void
-hex_string (char *out, size_t outsize, const uint8_t *bytes, size_t n)
-{
-  out[0] = '\0';
-  for (size_t i = 0; i < n && 2 * i + 2 < outsize; i++)
-    snprintf (out + 2 * i, 3, "%02x", bytes[i]);
 }
 
 int

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "write.h"
 
 /* A growable byte buffer; OOM sticks.  */

@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "write.h"
 
 /* Line program constants (DWARF 4, 6.2.5.1).  */
@@ -510,18 +511,18 @@ copy_sections (Elf *e, struct companion *c, const struct go_bin *b,
       return 0;
     }
   size_t shstrndx;
-  if (elf_getshdrstrndx (b->elf, &shstrndx) != 0)
+  if (elf_getshdrstrndx (gobin_elf (b), &shstrndx) != 0)
     {
       error (0, 0, "%s: elf_getshdrstrndx: %s", b->path, elf_errmsg (-1));
       return -1;
     }
-  for (Elf_Scn *s = elf_nextscn (b->elf, NULL); s != NULL;
-       s = elf_nextscn (b->elf, s))
+  for (Elf_Scn *s = elf_nextscn (gobin_elf (b), NULL); s != NULL;
+       s = elf_nextscn (gobin_elf (b), s))
     {
       GElf_Shdr sh;
       const char *name;
       if (gelf_getshdr (s, &sh) == NULL || !(sh.sh_flags & SHF_ALLOC)
-          || (name = elf_strptr (b->elf, shstrndx, sh.sh_name)) == NULL)
+          || (name = elf_strptr (gobin_elf (b), shstrndx, sh.sh_name)) == NULL)
         continue;
       const void *bytes = NULL;
       GElf_Word type = SHT_NOBITS;
@@ -698,7 +699,7 @@ build (struct companion *c, struct go_model *m, const struct go_bin *b,
 static bool
 kept_segment (const struct go_bin *b, size_t i, GElf_Phdr *ph)
 {
-  return gelf_getphdr (b->elf, (int) i, ph) != NULL
+  return gelf_getphdr (gobin_elf (b), (int) i, ph) != NULL
     && (ph->p_type == PT_LOAD || ph->p_type == PT_NOTE);
 }
 
@@ -709,8 +710,8 @@ layout (Elf *e, struct companion *c, struct go_model *m,
 {
   GElf_Ehdr in, out;
   size_t nph;
-  if (gelf_getehdr (b->elf, &in) == NULL
-      || elf_getphdrnum (b->elf, &nph) != 0)
+  if (gelf_getehdr (gobin_elf (b), &in) == NULL
+      || elf_getphdrnum (gobin_elf (b), &nph) != 0)
     {
       error (0, 0, "%s: gelf_getehdr: %s", b->path, elf_errmsg (-1));
       return EXIT_ERROR;
@@ -811,7 +812,7 @@ write_companion (struct go_model *m, const struct go_bin *b,
   struct companion c = { .arch = b->arch };
   Elf *e = NULL;
   int ret = EXIT_ERROR;
-  if (gelf_getclass (b->elf) != ELFCLASS64)
+  if (gelf_getclass (gobin_elf (b)) != ELFCLASS64)
     {
       error (0, 0, "%s: not a 64-bit ELF file: gostap writes companion "
              "debug files for amd64 and arm64 binaries", b->path);

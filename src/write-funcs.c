@@ -35,7 +35,7 @@
 
 #include "out.h"
 #include "model.h"
-#include "params.h"
+#include "gobin.h"
 #include "probe-name.h"
 #include "stp-write.h"
 #include "tapset-contract.h"
@@ -532,11 +532,36 @@ write_inline_only (FILE *f, struct go_model *m, const char *name,
   return 0;
 }
 
+/* The integer registers libgobin assigns Go's arguments to on x86-64
+   (go_piece_reg) are the ones go_context.stp's _go_arg_word reads, in
+   its order (tapset-contract.h, generated from the tapset).  */
+static bool
+registers_agree (void)
+{
+  size_t n = sizeof tapset_amd64_int_regs / sizeof tapset_amd64_int_regs[0];
+  if (go_abi_int_regs (GO_ARCH_AMD64) != n)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    {
+      struct go_piece p = { .reg = (int) i, .stack = -1 };
+      if (strcmp (go_piece_reg (GO_ARCH_AMD64, &p),
+                  tapset_amd64_int_regs[i]) != 0)
+        return false;
+    }
+  return true;
+}
+
 int
 write_funcs (struct go_model *m, const struct go_layout *l,
              const struct go_func *const *sel, const bool *paired, size_t n,
              const char *const *inl, size_t ninl, const char *dir)
 {
+  if (!registers_agree ())
+    {
+      error (0, 0, "internal error: libgobin's x86-64 argument registers "
+             "are not go_context.stp's (src/tapset-contract.h)");
+      return -1;
+    }
   struct stp_file sf;
   if (stp_file_open (&sf, dir, "go_funcs.stp") != 0)
     return -1;

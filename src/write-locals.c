@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "go-kind.h"
+#include "gobin.h"
 #include "write.h"
 
 static const char *const reserved[] = {

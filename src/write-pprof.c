@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "profile.pb-c.h"
 #include "stp-write.h"
+#include "util.h"
 
 typedef Gostap__Pprof__Profile Profile;
 typedef Gostap__Pprof__ValueType ValueType;

@@ -4,7 +4,7 @@
 
 #include "config.h"
 
-#include "layout.h"
+#include "gobin.h"
 #include "stp-write.h"
 #include "write.h"
 

@@ -4,9 +4,7 @@
 #define GOSTAP_WRITE_H
 
 #include "gobin.h"
-#include "layout.h"
 #include "model.h"
-#include "params.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate src/abi-asm-table.h: Go assembly functions that use ABIInternal.
+"""Generate libgobin/abi-asm-table.h: Go assembly functions that use ABIInternal.
 
 A Go binary's pclntab flags functions written in assembly (FuncFlagAsm).
 Those functions use the stack-based ABI0 unless Go's own .s sources declare
@@ -18,7 +18,7 @@ false, default GOEXPERIMENTs of that release true), runs a minimal
 
 Usage:
     tools/gen-abi-asm-table.py [--goroot-base DIR] [--versions 1.19,1.21,...]
-                               [-o src/abi-asm-table.h]
+                               [-o libgobin/abi-asm-table.h]
 
 By default the source trees are looked up in
 ~/.cache/gostap-test/go/<ver>/usr/share/go-<ver>/src
@@ -411,7 +411,7 @@ def main():
     w(" * " + ", ".join(release[v] for v in versions) + ".")
     w(" * Regenerate with:")
     w(" *   testsuite/go-toolchains.sh   # fetch the Go releases if missing")
-    w(" *   python3 tools/gen-abi-asm-table.py -o src/abi-asm-table.h")
+    w(" *   python3 tools/gen-abi-asm-table.py -o libgobin/abi-asm-table.h")
     w(" *")
     w(" * Functions flagged FuncFlagAsm in pclntab use ABI0 (arguments on the")
     w(" * stack) unless listed here for the binary's Go minor version and arch.")

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gobin.h"
+#include "reader.h"
 
 static const char magic[14] = "\xff Go buildinf:";
 

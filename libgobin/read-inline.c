@@ -17,7 +17,7 @@
 
 #include <stdlib.h>
 
-#include "gobin.h"
+#include "reader.h"
 
 enum
 {

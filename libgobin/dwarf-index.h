@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gobin.h"
+#include "reader.h"
 
 struct dwarf_index;
 

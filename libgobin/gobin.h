@@ -1,18 +1,18 @@
-/* gobin: the Go binary reader shared by every gostap subcommand.
+/* gobin.h: libgobin, what a Go binary holds.
 
-   gobin.c opens a binary, runs the readers in their order and closes it;
-   each reader owns the state it allocates and frees it in its *_fini.
-   Where each fact about a Go binary is read:
-     read-elf.c        ELF headers, segments, sections, .symtab, build id
-     read-buildinfo.c  Go version and build settings (.go.buildinfo)
-     read-pclntab.c    function table, names, file and line, pcsp (.gopclntab)
-     read-abi.c        ABIInternal or ABI0 for each function
-     read-code.c       RET sites, tail exits, body after the stack check
-     read-debuginfo.c  where the DWARF comes from (the binary, a separate
-                       debug file, debuginfod), opened on first use
+   The one header of the library that reads Go ELF binaries for gostap:
+   the binary's kind and build (architecture, Go version, build ids, cgo),
+   its functions (the pclntab's table: names, entries, files, lines, frame
+   sizes, pc-value tables), their machine code (RET sites, tail exits, the
+   body after the stack check), the inline tree, where the DWARF came from
+   and what it says (argument and result locations, paths of fields,
+   runtime type descriptors), the runtime's layout (g, m, gobuf) and its
+   type data.  How each is read (libelf, libdw, capstone, the pclntab's
+   formats) stays in the library's sources and their private header,
+   reader.h; a user of the library includes this header only.
 
-   Every read from the file goes through gobin_at() or gobin_vaddr(), which
-   check bounds, so a malformed binary gives an error, never a crash.  */
+   Every query checks bounds against the file, so a malformed binary gives
+   an error or an absent fact, never a crash.  */
 
 #ifndef GOSTAP_GOBIN_H
 #define GOSTAP_GOBIN_H
@@ -25,7 +25,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* Exit statuses of gostap, documented in --help and gostap(1).  */
+/* What the library's functions return after a one-line message, and
+   gostap's exit statuses (--help, gostap(1)).  */
 enum
 {
   EXIT_OK = 0,
@@ -97,6 +98,8 @@ struct go_sym
   const char *name;             /* in libelf's string table */
 };
 
+struct go_bin_io;
+
 struct go_bin
 {
   const char *path;             /* as given by the user */
@@ -105,14 +108,9 @@ struct go_bin
                                    abspath, unless the caller sets another
                                    (gostap run on a container's process
                                    reads a copy: run-sysroot.c) */
-  int fd;
-  Elf *elf;
-  const uint8_t *image;         /* the whole file, read into memory of
-                                   gostap's own (read-elf.c) */
+  const uint8_t *image;         /* the whole file, in memory */
   size_t size;
-  void *image_map;              /* that memory's mapping, and its length */
-  size_t image_map_len;
-  struct stat st;               /* fstat of fd when opened: the file's
+  struct stat st;               /* fstat of the file when opened: its
                                    identity (run-cache.c's key) */
 
   enum go_arch arch;
@@ -139,22 +137,13 @@ struct go_bin
   /* pclntab */
   enum go_pcln_ver pcln_ver;
   uint64_t text_start;
-  struct go_pclntab *pclntab;   /* read-pclntab.c's state: its tables and
-                                   the name index */
   struct go_func *funcs;        /* sorted by entry */
   size_t nfuncs;
 
-  struct go_sym *syms;          /* .symtab functions, sorted by address */
-  size_t nsyms;
-
-  void *disasm;                 /* read-code.c's decoder state */
-
-  /* read-debuginfo.c's state: where the DWARF comes from, opened on
-     first use (dwarf_begin_elf inflates every compressed .debug_* section
-     and a separate debug file may have to be looked up or downloaded,
-     work that listing a binary or a gostap run cache hit never needs).
-     Allocated by gobin_open; the lazy lookup fills what it points to.  */
-  struct go_debuginfo *debuginfo;
+  /* The library's own state: the open file, libelf's view of it, the
+     pclntab's tables and name index, the disassembler, where the DWARF
+     comes from (reader.h).  Allocated by gobin_open.  */
+  struct go_bin_io *io;
 };
 
 /* gobin.c: open the file and run every reader (0, or an exit status
@@ -162,32 +151,14 @@ struct go_bin
 int gobin_open (struct go_bin *b, const char *path);
 void gobin_close (struct go_bin *b);
 
-/* read-elf.c */
-int gobin_elf_open (struct go_bin *b, const char *path);
-void gobin_elf_fini (struct go_bin *b);
+/* The file's bytes: LEN bytes at offset OFF, or NULL when they are not
+   all in the file.  */
 const uint8_t *gobin_at (const struct go_bin *b, uint64_t off, uint64_t len);
-const uint8_t *gobin_vaddr (const struct go_bin *b, uint64_t vaddr,
-                            uint64_t len, size_t *avail);
-Elf_Scn *gobin_section (const struct go_bin *b, const char *name,
-                        GElf_Shdr *shdr);
+/* libelf's view of the binary, for a writer that copies its sections and
+   program headers (write-companion.c).  */
+Elf *gobin_elf (const struct go_bin *b);
 /* B's first executable segment (its code), or NULL.  */
 const struct go_seg *gobin_exec_segment (const struct go_bin *b);
-/* The first section of ELF named NAME (its header into *SHDR), or NULL.  */
-Elf_Scn *elf_section (Elf *elf, const char *name, GElf_Shdr *shdr);
-/* NAME in the binary's own .symtab (what the readers of gobin_open use).  */
-bool gobin_own_symbol (const struct go_bin *b, const char *name,
-                       uint64_t *value, uint64_t *size);
-uint64_t gobin_read_uint (const struct go_bin *b, const uint8_t *p,
-                          unsigned size);
-/* The function symbols of ELF's .symtab, sorted by address (malloc'd; 0,
-   or -1 with a message naming PATH).  */
-int elf_function_symbols (Elf *elf, const char *path, struct go_sym **syms,
-                          size_t *nsyms);
-/* NAME in ELF's .symtab, linearly (for a handful of names).  */
-bool elf_symbol (Elf *elf, const char *name, uint64_t *value,
-                 uint64_t *size);
-/* The first function symbol at ADDR in SYMS, or NULL.  */
-const char *symbols_at (const struct go_sym *syms, size_t n, uint64_t addr);
 
 /* read-debuginfo.c: the DWARF and symbols of the binary, from the binary
    itself or else from a separate debug file found the way SystemTap finds
@@ -200,11 +171,9 @@ enum go_dwarf_source
   GO_DWARF_DEBUGLINK,           /* .gnu_debuglink, or NAME.debug */
   GO_DWARF_DEBUGINFOD,          /* downloaded, or libdebuginfod's cache */
 };
-int gobin_debuginfo_init (struct go_bin *b);
 /* The debug directories searched: SYSTEMTAP_DEBUGINFO_PATH as stap reads
    it, else stap's default.  */
 const char *gobin_debuginfo_path (void);
-void gobin_debuginfo_fini (struct go_bin *b);
 /* The DWARF, looked up and opened once, or NULL (none found, or libdw
    refused it: said in one line on stderr, once).  */
 Dwarf *gobin_dwarf (const struct go_bin *b);
@@ -225,16 +194,7 @@ bool gobin_symbol (const struct go_bin *b, const char *name,
 const char *gobin_symbol_at (const struct go_bin *b, uint64_t addr);
 bool gobin_has_symbols (const struct go_bin *b);
 
-/* read-buildinfo.c */
-int gobin_read_buildinfo (struct go_bin *b);
-int go_version_minor (const char *version);
-/* An unsigned LEB128 varint at *P (advanced past it) into *V; false when
-   it runs past END or overflows.  */
-bool uvarint (const uint8_t **p, const uint8_t *end, uint64_t *v);
-
-/* read-pclntab.c */
-int gobin_read_pclntab (struct go_bin *b);
-void gobin_pclntab_fini (struct go_bin *b);
+/* read-pclntab.c: the function table.  */
 /* The first function of each name, one name after the other (IT zeroed
    to start), or NULL at the end: with gobin_next_named, every function
    grouped by name.  */
@@ -361,16 +321,12 @@ struct go_inline_copy
 int gobin_inline_copies (const struct go_bin *b, const struct go_func *f,
                          struct go_inline_copy **out, size_t *n);
 
-/* read-code.c: gobin_code_fini also frees what gobin_analyze found.  */
-int gobin_code_init (struct go_bin *b);
-void gobin_code_fini (struct go_bin *b);
-/* Analyse the machine code of F, a function of B, once: its code field.  */
+/* read-code.c: what the disassembler finds in F, a function of B, once
+   (its code field): 0, or an exit status after one line.  */
 int gobin_analyze (struct go_bin *b, const struct go_func *f);
 
-/* read-abi.c */
-void gobin_classify_abi (struct go_bin *b);
-/* Whether Go functions of B take their arguments in registers (ABIInternal
-   of Go 1.17 on x86-64, 1.18 on arm64).  */
+/* read-abi.c: whether Go functions of B take their arguments in registers
+   (ABIInternal of Go 1.17 on x86-64, 1.18 on arm64).  */
 bool gobin_regabi (const struct go_bin *b);
 
 /* read-params.c: whether B's DWARF leaves parameters out, as Go's before
@@ -379,36 +335,256 @@ bool gobin_regabi (const struct go_bin *b);
    read-debuginfo.c keeps for it.  */
 bool gobin_dwarf_omits_params (const struct go_bin *b);
 
-/* Parse up to 16 hex digits at *P into *V; false when there are none or
-   too many.  Inline: the symbolizer parses every pc of
-   its records with it (stack.c); stap's warnings (run-stderr.c) too.  */
-static inline bool
-parse_hex (const char **p, uint64_t *v)
+/* The runtime's layout (read-layout.c): offsets of runtime.g, runtime.m, runtime.gobuf, runtime.p and
+   runtime.mcache fields (read-layout.c).  -1 marks a field the release does not have.  */
+struct go_layout
 {
-  const char *s = *p;
-  uint64_t x = 0;
-  int n = 0;
-  for (;; s++, n++)
-    {
-      int d;
-      if (*s >= '0' && *s <= '9')
-        d = *s - '0';
-      else if (*s >= 'a' && *s <= 'f')
-        d = *s - 'a' + 10;
-      else
-        break;
-      if (n == 16)
-        return false;
-      x = x << 4 | (uint64_t) d;
-    }
-  if (n == 0)
-    return false;
-  *v = x;
-  *p = s;
-  return true;
-}
+  long g_stack_lo, g_stack_hi, g_stackguard0, g_m, g_sched, g_atomicstatus,
+    g_goid, g_parentgoid, g_labels;
+  long m_g0, m_morebuf, m_curg;
+  long gobuf_sp, gobuf_pc, gobuf_g, gobuf_lr, gobuf_bp;
+  /* The heap profiler's state: m.p, p.mcache, mcache.nextSample.  */
+  long m_p, p_mcache, mcache_nextsample;
+  bool from_dwarf;
+};
 
-/* util.c */
+/* 0, or -1 with a message when neither DWARF nor the table knows.  */
+int gobin_runtime_layout (const struct go_bin *b, struct go_layout *l);
+
+/* The offset of g's thread-local slot from the thread pointer (FS base,
+   TPIDR_EL0); false when g has none (arm64 without cgo).  */
+bool gobin_tls_g_offset (const struct go_bin *b, long *off);
+
+/* The names of the runtime's wait reasons (runtime.waitReasonStrings, by
+   number), from .symtab and the data they point to: *NAMES (malloc'd, an
+   entry NULL where a name is missing, empty, longer than 64 bytes or not
+   printable ASCII) and *N; *N is 0 when the binary does not say.  Free
+   with gobin_wait_reasons_free.  */
+void gobin_wait_reasons (const struct go_bin *b, char ***names, size_t *n);
+void gobin_wait_reasons_free (char **names, size_t n);
+
+/* Go's reflect.Kind, which Go's DWARF gives each type
+   (DW_AT_go_kind) and which read-params.c classifies values by.  */
+enum go_kind
+{
+  K_BOOL = 1, K_INT, K_INT8, K_INT16, K_INT32, K_INT64,
+  K_UINT, K_UINT8, K_UINT16, K_UINT32, K_UINT64, K_UINTPTR,
+  K_FLOAT32, K_FLOAT64, K_COMPLEX64, K_COMPLEX128,
+  K_ARRAY, K_CHAN, K_FUNC, K_INTERFACE, K_MAP, K_PTR, K_SLICE, K_STRING,
+  K_STRUCT, K_UNSAFEPTR,
+};
+
+/* argument and result locations (read-params.c).  */
+/* One register or stack slot holding part of a value.  */
+struct go_piece
+{
+  int reg;            /* index into the ABI's register sequence, or -1 */
+  bool fp;            /* a float register */
+  long stack;         /* offset in the stack sequence (entry SP + 8), or -1 */
+  unsigned size;      /* bytes */
+  unsigned offset;    /* where this piece sits inside the Go value */
+};
+
+/* One scalar of a value in memory order (a struct field, a string's
+   pointer or length, ...), named NAME SUFFIX in the tapsets.  */
+struct go_leaf
+{
+  int kind;           /* reflect.Kind of the scalar */
+  unsigned size, offset;
+  bool fp;            /* float32 or float64 (kind) */
+  bool string_len;    /* the length of a string whose pointer precedes */
+  bool complex_imag;  /* the imaginary part of a complex ("_imag"), whose
+                         real part ("_real") precedes */
+  int iface;          /* an interface's first word ("_type"): 1 an itab
+                         (an interface with methods), 2 the type (any) */
+  char suffix[48];    /* "" for a scalar value, "_x", "_ptr", "_0_len"... */
+};
+
+struct go_value
+{
+  const char *name;   /* from DWARF: may be NULL; results may be "~r0" */
+  const char *type;   /* DWARF type name, may be NULL */
+  uint64_t size;
+  bool result;
+  int index;          /* results: 0, 1, ... */
+  int kind;           /* reflect.Kind */
+  bool has_rtype;     /* DWARF names the type's runtime descriptor: */
+  uint64_t rtype;     /* DW_AT_go_runtime_type, a link-time address (Go
+                         1.19-1.22) or an offset from the start of the
+                         type data (1.23+); the tapsets tell them apart;
+                         0 (a type the linker gave no descriptor) is none */
+  struct go_piece *pieces;
+  size_t npieces;
+  struct go_leaf *leaves;   /* in registers, leaves[i] is in pieces[i] */
+  size_t nleaves;           /* 0 when too many to name */
+};
+
+struct go_signature
+{
+  struct go_value *v;
+  size_t n;
+  const char *error;  /* why there is no signature */
+};
+
+struct go_params_ctx;
+
+/* DWARF of B, indexed once for many go_signature calls.  */
+struct go_params_ctx *go_params_begin (const struct go_bin *b);
+void go_params_end (struct go_params_ctx *ctx);
+
+/* Does DWARF describe a function starting at PC?  SystemTap places
+   statement probes only inside such functions.  */
+bool go_params_has_subprogram (struct go_params_ctx *ctx, uint64_t pc);
+
+/* Does a row of the DWARF line table start at PC?  stap places a
+   statement probe elsewhere only in guru mode (facts.md 1).  */
+bool go_params_is_line_start (struct go_params_ctx *ctx, uint64_t pc);
+
+/* 0; -1 with SIG->error when the signature cannot be known; -2 out of
+   memory (with a message).  */
+int go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
+                  const struct go_func *f, struct go_signature *sig);
+void go_signature_free (struct go_signature *sig);
+
+/* DW_AT_go_runtime_type of the DWARF type T into *RT (0 and false when
+   none): Go puts it on the type a typedef names (main.Pair's structure
+   type), not on the typedef.  */
+bool go_dwarf_runtime_type (Dwarf_Die *t, uint64_t *rt);
+
+/* What a DWARF value path of SystemTap's ($r->URL->Path: an argument
+   or result, then fields, through pointers as -> goes) reaches in one
+   function (read-dwarf-path.c): for each field, whether the value
+   before it is a pointer (followed first) and the field's offset.  */
+enum { GO_PATH_MAX = 16 };
+struct go_path_type
+{
+  const char *type;      /* the DWARF name of its type, may be NULL */
+  bool has_rtype;        /* its runtime type descriptor, as go_value's */
+  uint64_t rtype;
+  bool deref[GO_PATH_MAX];
+  uint64_t offset[GO_PATH_MAX];
+};
+
+/* The type the path VAR->FIELDS[0]->...->FIELDS[N-1] reaches in F (N at
+   most GO_PATH_MAX).  0; -1 with *WHY (a static text) when it reaches
+   nothing.  */
+int go_path_type (struct go_params_ctx *ctx, const struct go_func *f,
+                  const char *var, char *const *fields, size_t n,
+                  struct go_path_type *out, const char **why);
+
+/* The SystemTap / gdb name of a register piece ("rax", "xmm0", "x3", "v0"),
+   NULL for a stack piece.  */
+const char *go_piece_reg (enum go_arch arch, const struct go_piece *p);
+/* How many integer registers Go's ABI passes arguments in on ARCH
+   (go_piece_reg names them for reg 0 to this - 1).  */
+unsigned go_abi_int_regs (enum go_arch arch);
+
+/* Go's runtime type descriptors (abi.Type, runtime._type before
+   Go 1.21) read from a binary's type data (read-types.c), the data a
+   printer of Go values walks.
+
+   A descriptor is a 48-byte header (64-bit targets: amd64 and arm64 lay
+   it out alike) followed by what its kind adds, then, when the type is
+   named or has methods, an "uncommon" record (package path, methods).
+   Names and types are offsets from the start of the type data
+   (moduledata.types) or pointers into it; every read here is checked
+   against that range, so a corrupt descriptor gives an error message,
+   never a read outside the file.  */
+/* A name of the type data: its bytes (not NUL-terminated), inside the
+   mapped file; len 0 and bytes NULL for none.  */
+struct go_name
+{
+  const char *bytes;
+  size_t len;
+  bool exported, embedded;
+  const char *tag;              /* a struct field's tag, or NULL */
+  size_t tag_len;
+};
+
+struct go_type_field
+{
+  struct go_name name;
+  uint64_t type;                /* its descriptor's address */
+  uint64_t offset;
+  bool embedded;
+};
+
+/* Bits of a descriptor's tflag byte.  */
+enum
+{
+  GO_TFLAG_UNCOMMON = 1,
+  GO_TFLAG_EXTRA_STAR = 2,
+  GO_TFLAG_NAMED = 4,
+};
+
+/* Map layouts: Go's buckets (before 1.24), the Swiss table's groups of
+   1.24 to 1.26 and the one of 1.27 (strides for split groups).  */
+enum go_map_layout { GO_MAP_BUCKETS, GO_MAP_SWISS, GO_MAP_SWISS_127 };
+
+struct go_type
+{
+  uint64_t addr;
+  uint64_t size, ptrdata;
+  uint32_t hash;
+  uint8_t tflag, align, field_align;
+  uint8_t kind;                 /* enum go_kind: the low five bits */
+  struct go_name str;           /* reflect's String(): without the extra
+                                   star of GO_TFLAG_EXTRA_STAR */
+  struct go_name name;          /* reflect's Name(): the end of str for a
+                                   named type, else empty */
+  uint64_t ptr_to_this;         /* the descriptor of *T, or 0 */
+
+  bool uncommon;
+  struct go_name pkgpath;       /* reflect's PkgPath(): the uncommon
+                                   record's, of a named type */
+  struct go_name own_pkgpath;   /* Struct, Interface: the package of its
+                                   unexported fields or methods */
+  uint16_t mcount, xcount;      /* methods, exported methods */
+
+  /* By kind (0 where the kind has none).  */
+  uint64_t elem;                /* Ptr, Slice, Array, Chan, Map */
+  uint64_t key;                 /* Map */
+  uint64_t len;                 /* Array */
+  uint64_t dir;                 /* Chan: 1 recv, 2 send, 3 both */
+  enum go_map_layout map_layout;
+  uint64_t bucket;              /* Map: the bucket or group type */
+  uint64_t group_size, slot_size; /* Map: Swiss table's (Go 1.24+) */
+  uint64_t nmethods;            /* Interface */
+  uint16_t in, out;             /* Func */
+  bool variadic;
+  uint64_t *params;             /* Func: in + out descriptors, malloc'd */
+  struct go_type_field *fields; /* Struct: malloc'd */
+  size_t nfields;
+  uint64_t desc_size;           /* bytes of the descriptor with what
+                                   follows it (Go 1.27's DescriptorSize) */
+};
+
+/* The type data of B: the link-time range [START, END) and its bytes.  */
+struct go_types
+{
+  const struct go_bin *bin;
+  uint64_t start, end;
+  const uint8_t *data;
+};
+
+/* Find B's type data: 0, or -1 after one line naming the binary.  */
+int go_types_open (const struct go_bin *b, struct go_types *ts);
+
+/* Decode the descriptor at ADDR into *T: 0, or -1 with the problem in
+   ERR (ERRSIZE bytes; *T is freed then).  Free *T with go_type_free.  */
+int go_type_read (const struct go_types *ts, uint64_t addr,
+                  struct go_type *t, char *err, size_t errsize);
+void go_type_free (struct go_type *t);
+
+/* Reflect's name of kind K ("int", "ptr", "unsafe.Pointer"), or NULL.  */
+const char *go_kind_name (unsigned k);
+
+/* The roots of the type data into L: every descriptor of the linear
+   table (Go 1.27), else the typelinks (Go 1.18 to 1.26).  0, or -1 after
+   one line; a binary that lists none gives an empty list.  */
+int go_types_roots (const struct go_types *ts, struct addr_list *l);
+
+/* util.c: small helpers of the library that its users share.  */
 int addr_list_push (struct addr_list *l, uint64_t v);
 void addr_list_free (struct addr_list *l);
 const char *arch_name (enum go_arch arch);
@@ -416,39 +592,8 @@ const char *arch_name (enum go_arch arch);
    the name index's hash and gostap run's cache keys.  */
 #define FNV1A_BASIS 0xcbf29ce484222325ULL
 uint64_t fnv1a (uint64_t h, const void *data, size_t n);
-/* A 64-bit hash of N bytes at DATA, for telling files apart by content
-   (the run cache's key): fast, not cryptographic.  */
-uint64_t hash_content (const void *data, size_t n);
-/* An open-addressing hash index over an array of N elements (linear
-   probing, a power of two slots, doubled when half full): a slot holds an
-   element's index + 1 (0: empty) and its hash.  hash_find returns the slot
-   of hash H whose element EQ (CTX, index, KEY) says is KEY, or the empty
-   slot where KEY goes (set its idx and h when it is added); NULL when out
-   of memory.  Free *HT when done.  */
-struct hash_slot
-{
-  size_t idx;
-  uint64_t h;
-};
-struct hash_slot *hash_find (struct hash_slot **ht, size_t *hn, size_t n,
-                             uint64_t h,
-                             bool (*eq) (const void *ctx, size_t i,
-                                         const void *key),
-                             const void *ctx, const void *key);
-bool name_matches (char *const *globs, int nglobs, const char *name,
-                   bool *used);
 /* The N bytes of BYTES in lowercase hex into OUT (OUTSIZE bytes: as many
    as fit, NUL-terminated).  */
 void hex_string (char *out, size_t outsize, const uint8_t *bytes, size_t n);
-/* mkdir -p PATH: 0, or -1 with errno.  */
-int make_dirs (const char *path);
-/* Close FD, the temporary file TMP, and rename TMP to PATH, the last step
-   of writing PATH atomically: 0, or -1 after one line (FD is closed
-   either way; TMP is left for the caller to remove).  */
-int publish_tmp (int fd, const char *tmp, const char *path);
-/* Copy the bytes of FROM (named FROM_NAME), from its current offset to
-   its end, to TO (named TO_NAME), retrying after EINTR: 0, or -1 after
-   one line.  */
-int copy_fd (int from, const char *from_name, int to, const char *to_name);
 
 #endif

@@ -43,7 +43,7 @@
 #include <elfutils/debuginfod.h>
 #endif
 
-#include "gobin.h"
+#include "reader.h"
 
 /* SystemTap's debuginfo path for user-space binaries (dwflpp.cxx).  */
 #define DEFAULT_PATH "+:.debug:/usr/lib/debug:/var/cache/abrt-di/usr/lib/debug"
@@ -106,7 +106,7 @@ companion_matches (const struct go_bin *b, Elf *debug)
 {
   size_t n1 = 0, n2 = 0;
   const void *mine = b->has_section_headers
-    ? section_bytes (b->elf, ".note.go.buildid", &n1) : NULL;
+    ? section_bytes (b->io->elf, ".note.go.buildid", &n1) : NULL;
   const void *its = section_bytes (debug, ".note.go.buildid", &n2);
   return mine == NULL || (its != NULL && n1 == n2
                           && memcmp (mine, its, n1) == 0);
@@ -432,7 +432,7 @@ from_dwfl (const struct go_bin *b, struct go_debuginfo *d)
   dwfl_module_info (mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
   GElf_Word crc = 0;
   const char *link = b->has_section_headers
-    ? dwelf_elf_gnu_debuglink (b->elf, &crc) : NULL;
+    ? dwelf_elf_gnu_debuglink (b->io->elf, &crc) : NULL;
   char *path = NULL;
   int fd = dwfl_standard_find_debuginfo (mod, userdata, b->abspath, 0,
                                          b->abspath, link, crc, &path);
@@ -469,13 +469,13 @@ out:
 static struct go_debuginfo *
 lookup (const struct go_bin *b)
 {
-  struct go_debuginfo *d = b->debuginfo;
+  struct go_debuginfo *d = b->io->debuginfo;
   if (d == NULL || d->tried)
     return d;
   d->tried = true;
   if (b->has_dwarf)
     {
-      d->dwarf = begin_dwarf (b, d, b->elf, b->image, b->size);
+      d->dwarf = begin_dwarf (b, d, b->io->elf, b->image, b->size);
       d->source = d->dwarf != NULL ? GO_DWARF_BINARY : GO_DWARF_NONE;
       return d;
     }
@@ -500,20 +500,20 @@ gobin_dwarf_companion (const struct go_bin *b)
 int
 gobin_debuginfo_init (struct go_bin *b)
 {
-  b->debuginfo = calloc (1, sizeof *b->debuginfo);
-  if (b->debuginfo == NULL)
+  b->io->debuginfo = calloc (1, sizeof *b->io->debuginfo);
+  if (b->io->debuginfo == NULL)
     {
       error (0, errno, "calloc");
       return EXIT_ERROR;
     }
-  b->debuginfo->fd = -1;
+  b->io->debuginfo->fd = -1;
   return EXIT_OK;
 }
 
 void
 gobin_debuginfo_fini (struct go_bin *b)
 {
-  struct go_debuginfo *d = b->debuginfo;
+  struct go_debuginfo *d = b->io->debuginfo;
   if (d == NULL)
     return;
   if (d->dwarf != NULL)
@@ -528,7 +528,7 @@ gobin_debuginfo_fini (struct go_bin *b)
     close (d->fd);
   free (d->path);
   free (d);
-  b->debuginfo = NULL;
+  b->io->debuginfo = NULL;
 }
 
 Dwarf *
@@ -594,7 +594,7 @@ const char *
 gobin_symbol_at (const struct go_bin *b, uint64_t addr)
 {
   if (b->has_symtab)
-    return symbols_at (b->syms, b->nsyms, addr);
+    return symbols_at (b->io->syms, b->io->nsyms, addr);
   struct go_debuginfo *d = lookup (b);
   return d != NULL ? symbols_at (d->syms, d->nsyms, addr) : NULL;
 }

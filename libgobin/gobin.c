@@ -18,17 +18,25 @@
 #include "config.h"
 
 #include <elfutils/libdw.h>
+#include <errno.h>
+#include <error.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "gobin.h"
+#include "reader.h"
 
 int
 gobin_open (struct go_bin *b, const char *path)
 {
   int ret;
   memset (b, 0, sizeof *b);
-  b->fd = -1;
   b->path = path;
+  if ((b->io = calloc (1, sizeof *b->io)) == NULL)
+    {
+      error (0, errno, "calloc");
+      return EXIT_ERROR;
+    }
+  b->io->fd = -1;
   elf_version (EV_CURRENT);
   if ((ret = gobin_elf_open (b, path)) != EXIT_OK)
     return ret;
@@ -47,10 +55,13 @@ gobin_open (struct go_bin *b, const char *path)
 void
 gobin_close (struct go_bin *b)
 {
-  gobin_code_fini (b);
-  gobin_debuginfo_fini (b);
-  gobin_pclntab_fini (b);
-  gobin_elf_fini (b);
+  if (b->io != NULL)
+    {
+      gobin_code_fini (b);
+      gobin_debuginfo_fini (b);
+      gobin_pclntab_fini (b);
+      gobin_elf_fini (b);
+      free (b->io);
+    }
   memset (b, 0, sizeof *b);
-  b->fd = -1;
 }

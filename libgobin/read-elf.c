@@ -20,7 +20,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 
-#include "gobin.h"
+#include "reader.h"
 
 const uint8_t *
 gobin_at (const struct go_bin *b, uint64_t off, uint64_t len)
@@ -62,6 +62,12 @@ gobin_vaddr (const struct go_bin *b, uint64_t vaddr, uint64_t len,
   return NULL;
 }
 
+Elf *
+gobin_elf (const struct go_bin *b)
+{
+  return b->io->elf;
+}
+
 const struct go_seg *
 gobin_exec_segment (const struct go_bin *b)
 {
@@ -74,7 +80,7 @@ gobin_exec_segment (const struct go_bin *b)
 Elf_Scn *
 gobin_section (const struct go_bin *b, const char *name, GElf_Shdr *shdr)
 {
-  return b->has_section_headers ? elf_section (b->elf, name, shdr) : NULL;
+  return b->has_section_headers ? elf_section (b->io->elf, name, shdr) : NULL;
 }
 
 Elf_Scn *
@@ -137,7 +143,7 @@ bool
 gobin_own_symbol (const struct go_bin *b, const char *name, uint64_t *value,
                   uint64_t *size)
 {
-  return b->has_symtab && elf_symbol (b->elf, name, value, size);
+  return b->has_symtab && elf_symbol (b->io->elf, name, value, size);
 }
 
 static int
@@ -215,14 +221,14 @@ static int
 read_segments (struct go_bin *b)
 {
   size_t phnum;
-  if (elf_getphdrnum (b->elf, &phnum) != 0)
+  if (elf_getphdrnum (b->io->elf, &phnum) != 0)
     {
       error (0, 0, "%s: cannot read program headers: elf_getphdrnum: %s",
              b->path, elf_errmsg (-1));
       return EXIT_BADINPUT;
     }
   GElf_Ehdr eh;
-  if (gelf_getehdr (b->elf, &eh) != NULL
+  if (gelf_getehdr (b->io->elf, &eh) != NULL
       && (eh.e_phoff > b->size
           || (uint64_t) eh.e_phnum * eh.e_phentsize > b->size - eh.e_phoff))
     {
@@ -239,7 +245,7 @@ read_segments (struct go_bin *b)
   for (size_t i = 0; i < phnum; i++)
     {
       GElf_Phdr mem;
-      GElf_Phdr *ph = gelf_getphdr (b->elf, (int) i, &mem);
+      GElf_Phdr *ph = gelf_getphdr (b->io->elf, (int) i, &mem);
       if (ph == NULL)
         {
           error (0, 0, "%s: cannot read program header %zu: gelf_getphdr: %s",
@@ -278,12 +284,12 @@ read_build_id (struct go_bin *b)
   size_t phnum;
   char gnu[sizeof b->build_id] = "";
   bool go = false;
-  if (elf_getphdrnum (b->elf, &phnum) != 0)
+  if (elf_getphdrnum (b->io->elf, &phnum) != 0)
     return;
   for (size_t i = 0; i < phnum; i++)
     {
       GElf_Phdr mem;
-      GElf_Phdr *ph = gelf_getphdr (b->elf, (int) i, &mem);
+      GElf_Phdr *ph = gelf_getphdr (b->io->elf, (int) i, &mem);
       if (ph == NULL || ph->p_type != PT_NOTE)
         continue;
       const uint8_t *p = gobin_at (b, ph->p_offset, ph->p_filesz);
@@ -318,7 +324,7 @@ read_build_id (struct go_bin *b)
      segments: Go's linker puts its GNU note outside PT_NOTE), for the
      lookup of a separate debug file.  */
   const void *id;
-  ssize_t n = dwelf_elf_gnu_build_id (b->elf, &id);
+  ssize_t n = dwelf_elf_gnu_build_id (b->io->elf, &id);
   if (n > 0 && (size_t) n * 2 < sizeof gnu)
     {
       b->gnu_build_id = id;
@@ -377,14 +383,14 @@ name_file (struct go_bin *b, const char *path, const struct stat *st)
 static int
 open_file (struct go_bin *b, const char *path)
 {
-  b->fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (b->fd < 0)
+  b->io->fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (b->io->fd < 0)
     {
       error (0, errno, "%s: cannot open", path);
       return errno == ENOENT || errno == EACCES ? EXIT_BADINPUT : EXIT_ERROR;
     }
   struct stat st;
-  if (fstat (b->fd, &st) != 0)
+  if (fstat (b->io->fd, &st) != 0)
     {
       error (0, errno, "%s: fstat", path);
       return EXIT_ERROR;
@@ -434,12 +440,12 @@ read_image (struct go_bin *b, const char *path)
     munmap (m, (size_t) (p - m));
   if (p + len < m + len + huge)
     munmap (p + len, (size_t) (m + len + huge - (p + len)));
-  b->image_map = p;
-  b->image_map_len = len;
+  b->io->image_map = p;
+  b->io->image_map_len = len;
   (void) madvise (p, len, MADV_HUGEPAGE);      /* a hint: errors mean none */
   for (size_t off = 0; off < n;)
     {
-      ssize_t k = pread (b->fd, p + off, n - off, (off_t) off);
+      ssize_t k = pread (b->io->fd, p + off, n - off, (off_t) off);
       if (k < 0 && errno == EINTR)
         continue;
       if (k <= 0)
@@ -453,8 +459,8 @@ read_image (struct go_bin *b, const char *path)
         }
       off += (size_t) k;
     }
-  b->elf = elf_memory ((char *) p, n);
-  if (b->elf == NULL)
+  b->io->elf = elf_memory ((char *) p, n);
+  if (b->io->elf == NULL)
     {
       error (0, 0, "%s: not an ELF file: elf_memory: %s", path,
              elf_errmsg (-1));
@@ -474,12 +480,12 @@ read_header (struct go_bin *b, const char *path, GElf_Ehdr *ehdr)
   int ret = read_image (b, path);
   if (ret != EXIT_OK)
     return ret;
-  if (elf_kind (b->elf) != ELF_K_ELF)
+  if (elf_kind (b->io->elf) != ELF_K_ELF)
     {
       error (0, 0, "%s: not an ELF file", path);
       return EXIT_BADINPUT;
     }
-  if (gelf_getehdr (b->elf, ehdr) == NULL)
+  if (gelf_getehdr (b->io->elf, ehdr) == NULL)
     {
       error (0, 0, "%s: bad ELF header: gelf_getehdr: %s", path,
              elf_errmsg (-1));
@@ -520,9 +526,9 @@ static int
 read_sections (struct go_bin *b, const char *path, const GElf_Ehdr *ehdr)
 {
   size_t shnum = 0, shstrndx;
-  b->has_section_headers = elf_getshdrnum (b->elf, &shnum) == 0 && shnum > 1
-    && elf_getshdrstrndx (b->elf, &shstrndx) == 0
-    && elf_getscn (b->elf, 1) != NULL;
+  b->has_section_headers = elf_getshdrnum (b->io->elf, &shnum) == 0 && shnum > 1
+    && elf_getshdrstrndx (b->io->elf, &shstrndx) == 0
+    && elf_getscn (b->io->elf, 1) != NULL;
   if (!b->has_section_headers && ehdr->e_shoff != 0)
     error (0, 0, "%s: warning: unreadable section headers (%s); using the "
            "program headers only", path, elf_errmsg (-1));
@@ -530,14 +536,14 @@ read_sections (struct go_bin *b, const char *path, const GElf_Ehdr *ehdr)
     return EXIT_OK;
   GElf_Shdr sh;
   Elf_Scn *scn = NULL;
-  while ((scn = elf_nextscn (b->elf, scn)) != NULL)
+  while ((scn = elf_nextscn (b->io->elf, scn)) != NULL)
     {
       GElf_Shdr *s = gelf_getshdr (scn, &sh);
       if (s != NULL && s->sh_type == SHT_SYMTAB && s->sh_size > 0)
         b->has_symtab = true;
     }
   if (b->has_symtab
-      && elf_function_symbols (b->elf, path, &b->syms, &b->nsyms) != 0)
+      && elf_function_symbols (b->io->elf, path, &b->io->syms, &b->io->nsyms) != 0)
     return EXIT_ERROR;
   /* Go's own linker writes no .comment; gcc and clang do.  */
   b->external_link = gobin_section (b, ".comment", &sh) != NULL;
@@ -563,20 +569,20 @@ gobin_elf_open (struct go_bin *b, const char *path)
 void
 gobin_elf_fini (struct go_bin *b)
 {
-  free (b->syms);
+  free (b->io->syms);
   free (b->segs);
   free (b->abspath);
-  if (b->elf != NULL)
-    elf_end (b->elf);
-  if (b->image_map != NULL)
-    munmap (b->image_map, b->image_map_len);
-  if (b->fd >= 0)
-    close (b->fd);
-  b->image_map = NULL;
+  if (b->io->elf != NULL)
+    elf_end (b->io->elf);
+  if (b->io->image_map != NULL)
+    munmap (b->io->image_map, b->io->image_map_len);
+  if (b->io->fd >= 0)
+    close (b->io->fd);
+  b->io->image_map = NULL;
   b->image = NULL;
-  b->syms = NULL;
+  b->io->syms = NULL;
   b->segs = NULL;
   b->abspath = NULL;
-  b->elf = NULL;
-  b->fd = -1;
+  b->io->elf = NULL;
+  b->io->fd = -1;
 }

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "abi-asm-table.h"
-#include "gobin.h"
+#include "reader.h"
 
 enum { FUNC_FLAG_ASM = 1 << 2 };
 

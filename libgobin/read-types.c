@@ -38,8 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "go-kind.h"
-#include "types.h"
+#include "reader.h"
 
 enum { HEADER = 48, UNCOMMON = 16, METHOD = 16, FIELD = 24, IMETHOD = 8 };
 

@@ -28,9 +28,6 @@
 #include <elfutils/libdw.h>
 
 #include "dwarf-index.h"
-#include "go-kind.h"
-#include "params.h"
-#include "tapset-contract.h"
 
 enum
 {
@@ -41,8 +38,11 @@ enum
 };
 
 
-/* The integer registers are go_context.stp's (tapset-contract.h).  */
-#define amd64_int tapset_amd64_int_regs
+/* Go's integer argument registers in ABI order (abi-internal.md);
+   go_context.stp's _go_arg_word reads the same ones, which gostap checks
+   (src/tapset-contract.h, go_abi_int_regs).  */
+static const char *const amd64_int[] = {
+  "rax", "rbx", "rcx", "rdi", "rsi", "r8", "r9", "r10", "r11" };
 static const char *const amd64_fp[] = {
   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
   "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14" };
@@ -511,6 +511,13 @@ go_signature_free (struct go_signature *sig)
   memset (sig, 0, sizeof *sig);
 }
 
+unsigned
+go_abi_int_regs (enum go_arch arch)
+{
+  return arch == GO_ARCH_AMD64 ? sizeof amd64_int / sizeof amd64_int[0]
+    : sizeof arm64_int / sizeof arm64_int[0];
+}
+
 const char *
 go_piece_reg (enum go_arch arch, const struct go_piece *p)
 {
@@ -835,8 +842,7 @@ go_signature (struct go_params_ctx *ctx, const struct go_bin *b,
   if (sig->error != NULL)
     return -1;
   struct assign s = { .b = b };
-  s.ni = b->arch == GO_ARCH_AMD64
-    ? sizeof tapset_amd64_int_regs / sizeof tapset_amd64_int_regs[0] : 16;
+  s.ni = go_abi_int_regs (b->arch);
   s.nfp = b->arch == GO_ARCH_AMD64 ? 15 : 16;
   bool regabi = f->abi == GO_ABI_INTERNAL;
   uint64_t stack = 0;

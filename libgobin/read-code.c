@@ -17,7 +17,7 @@
 #include <Zydis/Zydis.h>
 #include <capstone/capstone.h>
 
-#include "gobin.h"
+#include "reader.h"
 
 enum insn_kind
 {
@@ -168,7 +168,7 @@ static bool
 decode (const struct go_bin *b, uint64_t addr, const uint8_t *p, size_t avail,
         struct insn *out)
 {
-  struct disasm *d = b->disasm;
+  struct disasm *d = b->io->disasm;
   return b->arch == GO_ARCH_AMD64 ? decode_amd64 (d, addr, p, avail, out)
     : decode_arm64 (d, addr, p, avail, out);
 }
@@ -182,7 +182,7 @@ gobin_code_init (struct go_bin *b)
       error (0, errno, "calloc");
       return EXIT_ERROR;
     }
-  b->disasm = d;
+  b->io->disasm = d;
   if (b->arch == GO_ARCH_AMD64)
     {
       if (!ZYAN_SUCCESS (ZydisDecoderInit (&d->zydis,
@@ -220,7 +220,7 @@ gobin_code_fini (struct go_bin *b)
       addr_list_free (&b->funcs[i].code.indirect);
       addr_list_free (&b->funcs[i].code.undecoded);
     }
-  struct disasm *d = b->disasm;
+  struct disasm *d = b->io->disasm;
   if (d == NULL)
     return;
   if (d->csi != NULL)
@@ -228,7 +228,7 @@ gobin_code_fini (struct go_bin *b)
   if (d->cs != 0)
     cs_close (&d->cs);
   free (d);
-  b->disasm = NULL;
+  b->io->disasm = NULL;
 }
 
 /* Does the code at T (inside F) call runtime.morestack*, within the few

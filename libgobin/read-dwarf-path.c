@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "dwarf-index.h"
-#include "params.h"
 
 enum { MAX_HOPS = 32 };  /* typedefs and pointers between two fields */
 

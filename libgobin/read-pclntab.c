@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gobin.h"
+#include "reader.h"
 
 enum
 {
@@ -145,10 +145,10 @@ parse_header (struct go_bin *b, const uint8_t *p, size_t avail)
   if (avail < 16 || !magic_version (u32 (p), &ver) || p[4] != 0 || p[5] != 0
       || (p[6] != 1 && p[6] != 2 && p[6] != 4) || p[7] != 8)
     return false;
-  b->pclntab->pcln = p;
-  b->pclntab->pcln_size = avail;
+  b->io->pclntab->pcln = p;
+  b->io->pclntab->pcln_size = avail;
   b->pcln_ver = ver;
-  b->pclntab->quantum = p[6];
+  b->io->pclntab->quantum = p[6];
   unsigned ps = p[7];
   uint64_t w[8];
   unsigned nwords = ver == GO_PCLN_12 ? 1 : ver == GO_PCLN_116 ? 7 : 8;
@@ -191,16 +191,16 @@ parse_header (struct go_bin *b, const uint8_t *p, size_t avail)
   const uint64_t w5[5] = { names, cu, files, pcs, ftab },
     none[5] = { 0, 0, 0, 0, 0 };
   const uint64_t *tabs = ver == GO_PCLN_12 ? none : w5;
-  b->pclntab->funcnametab = p + names;
-  b->pclntab->funcnametab_size = table_end (names, avail, tabs) - names;
-  b->pclntab->cutab = p + cu;
-  b->pclntab->cutab_size = table_end (cu, avail, tabs) - cu;
-  b->pclntab->filetab = p + files;
-  b->pclntab->filetab_size = table_end (files, avail, tabs) - files;
-  b->pclntab->pctab = p + pcs;
-  b->pclntab->pctab_size = table_end (pcs, avail, tabs) - pcs;
-  b->pclntab->functab = p + ftab;
-  b->pclntab->functab_size = avail - ftab;
+  b->io->pclntab->funcnametab = p + names;
+  b->io->pclntab->funcnametab_size = table_end (names, avail, tabs) - names;
+  b->io->pclntab->cutab = p + cu;
+  b->io->pclntab->cutab_size = table_end (cu, avail, tabs) - cu;
+  b->io->pclntab->filetab = p + files;
+  b->io->pclntab->filetab_size = table_end (files, avail, tabs) - files;
+  b->io->pclntab->pctab = p + pcs;
+  b->io->pclntab->pctab_size = table_end (pcs, avail, tabs) - pcs;
+  b->io->pclntab->functab = p + ftab;
+  b->io->pclntab->functab_size = avail - ftab;
   b->nfuncs = nfunc;
   return true;
 }
@@ -213,7 +213,7 @@ try_vaddr (struct go_bin *b, uint64_t vaddr)
   const uint8_t *p = gobin_vaddr (b, vaddr, 16, &avail);
   if (p == NULL || !parse_header (b, p, avail))
     return false;
-  b->pclntab->pcln_vaddr = vaddr;
+  b->io->pclntab->pcln_vaddr = vaddr;
   return true;
 }
 
@@ -226,7 +226,7 @@ try_section (struct go_bin *b, const char *name)
   const uint8_t *p = gobin_at (b, sh.sh_offset, sh.sh_size);
   if (p == NULL || !parse_header (b, p, sh.sh_size))
     return false;
-  b->pclntab->pcln_vaddr = sh.sh_addr;
+  b->io->pclntab->pcln_vaddr = sh.sh_addr;
   return true;
 }
 
@@ -236,11 +236,11 @@ static const uint8_t *
 find_moduledata (const struct go_bin *b)
 {
   GElf_Shdr sh;
-  uint64_t want_names = b->pclntab->pcln_vaddr + (uint64_t) (b->pclntab->funcnametab - b->pclntab->pcln);
+  uint64_t want_names = b->io->pclntab->pcln_vaddr + (uint64_t) (b->io->pclntab->funcnametab - b->io->pclntab->pcln);
   if (gobin_section (b, ".go.module", &sh) != NULL)
     {
       const uint8_t *m = gobin_at (b, sh.sh_offset, (MODULEDATA_TEXT + 1) * 8);
-      if (m != NULL && gobin_read_uint (b, m, 8) == b->pclntab->pcln_vaddr)
+      if (m != NULL && gobin_read_uint (b, m, 8) == b->io->pclntab->pcln_vaddr)
         return m;
     }
   /* From the last segment: the moduledata is in the data segment, which
@@ -254,7 +254,7 @@ find_moduledata (const struct go_bin *b)
            o + (MODULEDATA_TEXT + 1) * 8 <= s->filesz; o += 8)
         {
           const uint8_t *m = b->image + s->offset + o;
-          if (gobin_read_uint (b, m, 8) == b->pclntab->pcln_vaddr
+          if (gobin_read_uint (b, m, 8) == b->io->pclntab->pcln_vaddr
               && gobin_read_uint (b, m + 8, 8) == want_names)
             return m;
         }
@@ -338,9 +338,9 @@ gobin_pcvalue_walk_to (const struct go_bin *b, const struct go_func *f,
                        void *arg, uint64_t *endpc)
 {
   *endpc = f->entry;
-  if (table == 0 || table >= b->pclntab->pctab_size)
+  if (table == 0 || table >= b->io->pclntab->pctab_size)
     return -1;
-  const uint8_t *p = b->pclntab->pctab + table, *end = b->pclntab->pctab + b->pclntab->pctab_size;
+  const uint8_t *p = b->io->pclntab->pctab + table, *end = b->io->pclntab->pctab + b->io->pclntab->pctab_size;
   int64_t val = -1;
   uint64_t pc = f->entry;
   for (int step = 0; step < MAX_PCVALUE_STEPS && pc < f->end; step++)
@@ -359,7 +359,7 @@ gobin_pcvalue_walk_to (const struct go_bin *b, const struct go_func *f,
       if (val > INT32_MAX || val < INT32_MIN || v[1] > UINT32_MAX)
         return -1;
       fn (pc, (int32_t) val, arg);
-      pc += v[1] * b->pclntab->quantum;
+      pc += v[1] * b->io->pclntab->quantum;
     }
   *endpc = pc < f->end ? pc : f->end;
   return 0;
@@ -373,10 +373,10 @@ gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
                uint32_t table, uint64_t target_pc, int32_t *value)
 {
   if (target_pc < f->entry || target_pc >= f->end || table == 0
-      || table >= b->pclntab->pctab_size)
+      || table >= b->io->pclntab->pctab_size)
     return false;
-  const uint8_t *p = b->pclntab->pctab + table;
-  const uint8_t *end = b->pclntab->pctab + b->pclntab->pctab_size;
+  const uint8_t *p = b->io->pclntab->pctab + table;
+  const uint8_t *end = b->io->pclntab->pctab + b->io->pclntab->pctab_size;
   int64_t val = -1;
   uint64_t pc = f->entry;
   bool found = false;
@@ -396,7 +396,7 @@ gobin_pcvalue (const struct go_bin *b, const struct go_func *f,
         break;
       *value = (int32_t) val;
       found = true;
-      pc += v[1] * b->pclntab->quantum;
+      pc += v[1] * b->io->pclntab->quantum;
     }
   return found;
 }
@@ -428,27 +428,27 @@ gobin_file_name (const struct go_bin *b, const struct go_func *f,
   if (b->pcln_ver == GO_PCLN_12)
     {
       /* filetab: count, then offsets from the pclntab start.  */
-      if (b->pclntab->filetab_size < 4 || fno == 0
-          || (uint64_t) fno >= u32 (b->pclntab->filetab)
-          || ((uint64_t) fno + 1) * 4 > b->pclntab->filetab_size)
+      if (b->io->pclntab->filetab_size < 4 || fno == 0
+          || (uint64_t) fno >= u32 (b->io->pclntab->filetab)
+          || ((uint64_t) fno + 1) * 4 > b->io->pclntab->filetab_size)
         return NULL;
-      return table_string (b->pclntab->pcln, b->pclntab->pcln_size,
-                           u32 (b->pclntab->filetab + (uint64_t) fno * 4));
+      return table_string (b->io->pclntab->pcln, b->io->pclntab->pcln_size,
+                           u32 (b->io->pclntab->filetab + (uint64_t) fno * 4));
     }
   uint64_t idx = (uint64_t) f->cuoff + (uint64_t) fno;
-  if ((idx + 1) * 4 > b->pclntab->cutab_size)
+  if ((idx + 1) * 4 > b->io->pclntab->cutab_size)
     return NULL;
-  uint32_t off = u32 (b->pclntab->cutab + idx * 4);
+  uint32_t off = u32 (b->io->pclntab->cutab + idx * 4);
   if (off == UINT32_MAX)
     return NULL;
-  return table_string (b->pclntab->filetab, b->pclntab->filetab_size, off);
+  return table_string (b->io->pclntab->filetab, b->io->pclntab->filetab_size, off);
 }
 
 /* F's _func record and the bytes after it in its table.  */
 static const uint8_t *
 func_record (const struct go_bin *b, const struct go_func *f, size_t *avail)
 {
-  const struct go_pclntab *t = b->pclntab;
+  const struct go_pclntab *t = b->io->pclntab;
   const uint8_t *base = b->pcln_ver == GO_PCLN_12 ? t->pcln : t->functab;
   size_t size = b->pcln_ver == GO_PCLN_12 ? t->pcln_size : t->functab_size;
   *avail = size - f->funcoff;   /* read_functions checked funcoff < size */
@@ -459,8 +459,8 @@ void
 gobin_pcvalue_prefetch (const struct go_bin *b, uint32_t table)
 {
 #if defined __GNUC__
-  if (table < b->pclntab->pctab_size)
-    __builtin_prefetch (b->pclntab->pctab + table);
+  if (table < b->io->pclntab->pctab_size)
+    __builtin_prefetch (b->io->pclntab->pctab + table);
 #else
   (void) b;
   (void) table;
@@ -471,7 +471,7 @@ void
 gobin_func_prefetch (const struct go_bin *b, const struct go_func *f)
 {
 #if defined __GNUC__
-  const struct go_pclntab *t = b->pclntab;
+  const struct go_pclntab *t = b->io->pclntab;
   size_t avail;
   __builtin_prefetch (func_record (b, f, &avail));
   __builtin_prefetch (f->name);
@@ -508,11 +508,11 @@ static void
 find_gofunc (const struct go_bin *b)
 {
   uint64_t v;
-  b->pclntab->gofunc_done = true;
+  b->io->pclntab->gofunc_done = true;
   if (gobin_own_symbol (b, "go:func.*", &v, NULL)
       || gobin_own_symbol (b, "go.func.*", &v, NULL))
     {
-      b->pclntab->gofunc = v;
+      b->io->pclntab->gofunc = v;
       return;
     }
   const uint8_t *m = find_moduledata (b);
@@ -520,13 +520,13 @@ find_gofunc (const struct go_bin *b)
   if (m == NULL || b->go_minor == 0 || !moduledata_word (b, m, 0, &v))
     return;
   if (gobin_vaddr (b, v, 1, &avail) != NULL)
-    b->pclntab->gofunc = v;
+    b->io->pclntab->gofunc = v;
 }
 
 bool
 gobin_moduledata_word (const struct go_bin *b, int k, uint64_t *v)
 {
-  const uint8_t *m = b->pclntab != NULL ? find_moduledata (b) : NULL;
+  const uint8_t *m = b->io->pclntab != NULL ? find_moduledata (b) : NULL;
   return m != NULL && b->go_minor >= 18 && moduledata_word (b, m, k, v);
 }
 
@@ -539,7 +539,7 @@ gobin_types_range (const struct go_bin *b, uint64_t *start, uint64_t *end)
   /* The moduledata words before gofunc: types, etypes, rodata (Go 1.18 to
      1.26); types, typedesclen, etypes, itaboffset, itabsize, rodata
      (1.27).  Link-time values, in PIE builds too.  */
-  const uint8_t *m = b->pclntab != NULL ? find_moduledata (b) : NULL;
+  const uint8_t *m = b->io->pclntab != NULL ? find_moduledata (b) : NULL;
   if (m == NULL || b->go_minor < 18
       || !moduledata_word (b, m, b->go_minor < 27 ? -3 : -6, start)
       || !moduledata_word (b, m, b->go_minor < 27 ? -2 : -4, end))
@@ -574,18 +574,18 @@ gobin_funcdata (const struct go_bin *b, const struct go_func *f,
     {
       /* uint32 offsets from gofunc; all ones: none.  */
       slot += (uint64_t) idx * 4;
-      if (!b->pclntab->gofunc_done)
+      if (!b->io->pclntab->gofunc_done)
         find_gofunc (b);
-      if (slot + 4 > ravail || b->pclntab->gofunc == 0
+      if (slot + 4 > ravail || b->io->pclntab->gofunc == 0
           || u32 (rec + slot) == UINT32_MAX)
         return NULL;
-      vaddr = b->pclntab->gofunc + u32 (rec + slot);
+      vaddr = b->io->pclntab->gofunc + u32 (rec + slot);
     }
   else
     {
       /* Pointers, aligned to their size in the image (not the file).  */
-      uint64_t at = b->pclntab->pcln_vaddr
-        + (uint64_t) (rec - b->pclntab->pcln) + slot;
+      uint64_t at = b->io->pclntab->pcln_vaddr
+        + (uint64_t) (rec - b->io->pclntab->pcln) + slot;
       if (b->ptrsize == 8 && at % 8 != 0)
         slot += 4;
       slot += (uint64_t) idx * b->ptrsize;
@@ -602,8 +602,8 @@ gobin_funcdata (const struct go_bin *b, const struct go_func *f,
 const char *
 gobin_funcname (const struct go_bin *b, uint32_t off)
 {
-  return table_string (b->pclntab->funcnametab,
-                       b->pclntab->funcnametab_size, off);
+  return table_string (b->io->pclntab->funcnametab,
+                       b->io->pclntab->funcnametab_size, off);
 }
 
 const char *
@@ -677,14 +677,14 @@ read_functions (struct go_bin *b)
       return EXIT_ERROR;
     }
   /* Where funcoff values count from.  */
-  const uint8_t *recbase = b->pcln_ver == GO_PCLN_12 ? b->pclntab->pcln : b->pclntab->functab;
-  size_t recsize = b->pcln_ver == GO_PCLN_12 ? b->pclntab->pcln_size : b->pclntab->functab_size;
+  const uint8_t *recbase = b->pcln_ver == GO_PCLN_12 ? b->io->pclntab->pcln : b->io->pclntab->functab;
+  size_t recsize = b->pcln_ver == GO_PCLN_12 ? b->io->pclntab->pcln_size : b->io->pclntab->functab_size;
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     {
-      const uint8_t *e = b->pclntab->functab + i * esz;
+      const uint8_t *e = b->io->pclntab->functab + i * esz;
       /* The entry after the last is the end pc: checked in parse_header. */
-      if ((i + 1) * esz + (esz / 2) > b->pclntab->functab_size)
+      if ((i + 1) * esz + (esz / 2) > b->io->pclntab->functab_size)
         {
           error (0, 0, "%s: corrupted pclntab: function table truncated",
                  b->path);
@@ -717,7 +717,7 @@ read_functions (struct go_bin *b)
       const uint8_t *rec = recbase + funcoff;
       uint64_t rentry = b->pcln_ver >= GO_PCLN_118
         ? b->text_start + u32 (rec) : gobin_read_uint (b, rec, ps);
-      const char *name = table_string (b->pclntab->funcnametab, b->pclntab->funcnametab_size,
+      const char *name = table_string (b->io->pclntab->funcnametab, b->io->pclntab->funcnametab_size,
                                        func_field (b, rec, 1));
       if (rentry != entry || name == NULL || next == entry)
         {
@@ -784,28 +784,28 @@ index_names (struct go_bin *b)
   while (nb < 2 * n)
     nb *= 2;
   uint32_t *last = calloc (n, sizeof *last);    /* of each name's chain */
-  b->pclntab->name_buckets = calloc (nb, sizeof *b->pclntab->name_buckets);
-  b->pclntab->name_chain = calloc (n, sizeof *b->pclntab->name_chain);
-  b->pclntab->name_next = calloc (n, sizeof *b->pclntab->name_next);
-  if (last == NULL || b->pclntab->name_buckets == NULL || b->pclntab->name_chain == NULL
-      || b->pclntab->name_next == NULL)
+  b->io->pclntab->name_buckets = calloc (nb, sizeof *b->io->pclntab->name_buckets);
+  b->io->pclntab->name_chain = calloc (n, sizeof *b->io->pclntab->name_chain);
+  b->io->pclntab->name_next = calloc (n, sizeof *b->io->pclntab->name_next);
+  if (last == NULL || b->io->pclntab->name_buckets == NULL || b->io->pclntab->name_chain == NULL
+      || b->io->pclntab->name_next == NULL)
     {
       free (last);
       error (0, errno, "calloc");
       return EXIT_ERROR;
     }
-  b->pclntab->name_nbuckets = nb;
+  b->io->pclntab->name_nbuckets = nb;
   for (size_t i = 0; i < n; i++)
     {
-      uint32_t *slot = &b->pclntab->name_buckets[name_hash (b->funcs[i].name)
+      uint32_t *slot = &b->io->pclntab->name_buckets[name_hash (b->funcs[i].name)
                                         & (nb - 1)];
       while (*slot != 0 && strcmp (b->funcs[*slot - 1].name,
                                    b->funcs[i].name) != 0)
-        slot = &b->pclntab->name_chain[*slot - 1];
+        slot = &b->io->pclntab->name_chain[*slot - 1];
       if (*slot == 0)
         *slot = (uint32_t) i + 1;               /* a new name */
       else
-        b->pclntab->name_next[last[*slot - 1]] = (uint32_t) i + 1;
+        b->io->pclntab->name_next[last[*slot - 1]] = (uint32_t) i + 1;
       last[*slot - 1] = (uint32_t) i;
     }
   free (last);
@@ -819,7 +819,7 @@ enum { PC_BUCKET = 4096 };
 static int
 index_pcs (struct go_bin *b)
 {
-  struct go_pclntab *t = b->pclntab;
+  struct go_pclntab *t = b->io->pclntab;
   size_t n = b->nfuncs;
   uint64_t lo = b->funcs[0].entry, hi = b->funcs[n - 1].end;
   if (hi <= lo || (hi - lo) / PC_BUCKET >= 4 * (uint64_t) n + 1024)
@@ -850,28 +850,28 @@ index_pcs (struct go_bin *b)
 const struct go_func *
 gobin_func_named (const struct go_bin *b, const char *name)
 {
-  if (b->pclntab->name_nbuckets == 0)
+  if (b->io->pclntab->name_nbuckets == 0)
     return NULL;
-  uint32_t k = b->pclntab->name_buckets[name_hash (name) & (b->pclntab->name_nbuckets - 1)];
+  uint32_t k = b->io->pclntab->name_buckets[name_hash (name) & (b->io->pclntab->name_nbuckets - 1)];
   while (k != 0 && strcmp (b->funcs[k - 1].name, name) != 0)
-    k = b->pclntab->name_chain[k - 1];
+    k = b->io->pclntab->name_chain[k - 1];
   return k != 0 ? &b->funcs[k - 1] : NULL;
 }
 
 const struct go_func *
 gobin_next_named (const struct go_bin *b, const struct go_func *f)
 {
-  uint32_t k = b->pclntab->name_next[f - b->funcs];
+  uint32_t k = b->io->pclntab->name_next[f - b->funcs];
   return k != 0 ? &b->funcs[k - 1] : NULL;
 }
 
 const struct go_func *
 gobin_next_name (const struct go_bin *b, struct go_name_iter *it)
 {
-  for (; it->bucket < b->pclntab->name_nbuckets; it->bucket++, it->link = 0)
+  for (; it->bucket < b->io->pclntab->name_nbuckets; it->bucket++, it->link = 0)
     {
-      uint32_t h = it->link == 0 ? b->pclntab->name_buckets[it->bucket]
-        : b->pclntab->name_chain[it->link - 1];
+      uint32_t h = it->link == 0 ? b->io->pclntab->name_buckets[it->bucket]
+        : b->io->pclntab->name_chain[it->link - 1];
       if (h != 0)
         {
           it->link = h;
@@ -887,23 +887,23 @@ gobin_pclntab_fini (struct go_bin *b)
   free (b->funcs);
   b->funcs = NULL;
   b->nfuncs = 0;
-  if (b->pclntab == NULL)
+  if (b->io->pclntab == NULL)
     return;
-  free (b->pclntab->name_buckets);
-  free (b->pclntab->pc_buckets);
-  free (b->pclntab->pc_entry);
-  free (b->pclntab->name_chain);
-  free (b->pclntab->name_next);
-  free (b->pclntab);
-  b->pclntab = NULL;
+  free (b->io->pclntab->name_buckets);
+  free (b->io->pclntab->pc_buckets);
+  free (b->io->pclntab->pc_entry);
+  free (b->io->pclntab->name_chain);
+  free (b->io->pclntab->name_next);
+  free (b->io->pclntab);
+  b->io->pclntab = NULL;
 }
 
 int
 gobin_read_pclntab (struct go_bin *b)
 {
   uint64_t v;
-  b->pclntab = calloc (1, sizeof *b->pclntab);
-  if (b->pclntab == NULL)
+  b->io->pclntab = calloc (1, sizeof *b->io->pclntab);
+  if (b->io->pclntab == NULL)
     {
       error (0, errno, "calloc");
       return EXIT_ERROR;
@@ -946,7 +946,7 @@ const struct go_func *
 gobin_func_at (const struct go_bin *b, uint64_t pc)
 {
   size_t lo = 0, hi = b->nfuncs;
-  const struct go_pclntab *t = b->pclntab;
+  const struct go_pclntab *t = b->io->pclntab;
   if (t != NULL && t->pc_nbuckets != 0)
     {
       if (pc < t->pc_base || (pc - t->pc_base) / PC_BUCKET >= t->pc_nbuckets)

@@ -5,7 +5,7 @@
  * go1.19.8, go1.21.13, go1.22.12, go1.23.5, go1.24.4, go1.26.10, go1.27.3.
  * Regenerate with:
  *   testsuite/go-toolchains.sh   # fetch the Go releases if missing
- *   python3 tools/gen-abi-asm-table.py -o src/abi-asm-table.h
+ *   python3 tools/gen-abi-asm-table.py -o libgobin/abi-asm-table.h
  *
  * Functions flagged FuncFlagAsm in pclntab use ABI0 (arguments on the
  * stack) unless listed here for the binary's Go minor version and arch.

@@ -12,8 +12,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
-#include "gobin.h"
-#include "layout.h"
+#include "reader.h"
 
 /* Field descriptors: struct name, member path, where the offset goes.  */
 struct field
@@ -184,10 +183,10 @@ static bool
 tls_segment (const struct go_bin *b, GElf_Phdr *tls)
 {
   size_t phnum;
-  if (elf_getphdrnum (b->elf, &phnum) != 0)
+  if (elf_getphdrnum (b->io->elf, &phnum) != 0)
     return false;
   for (size_t i = 0; i < phnum; i++)
-    if (gelf_getphdr (b->elf, (int) i, tls) != NULL && tls->p_type == PT_TLS)
+    if (gelf_getphdr (b->io->elf, (int) i, tls) != NULL && tls->p_type == PT_TLS)
       return true;
   return false;
 }
