@@ -221,6 +221,31 @@ named_functions (const struct go_bin *b, const struct run_script *s,
   return true;
 }
 
+/* Refuse S's point FULL, go.func.ALIAS.return of NAME, a function with
+   inlined copies only, in one line naming its copies.  An exit status.  */
+static int
+refuse_inlined_return (struct go_model *m, const struct run_script *s,
+                       const char *full, const char *name, const char *alias)
+{
+  const struct go_inline_copy *v;
+  size_t nc;
+  if (go_model_inline_copies (m, name, &v, &nc) != 0)
+    return EXIT_ERROR;
+  char where[300];
+  size_t w = 0;
+  where[0] = '\0';
+  for (size_t j = 0; j < nc && w + 80 < sizeof where; j++)
+    w += (size_t) snprintf (where + w, sizeof where - w, "%s%s at %#" PRIx64,
+                            j ? ", " : "", v[j].in->name, v[j].pc);
+  error (0, 0, "%s: %s: %s is inlined only, %zu copies (%s%s):"
+         " an inlined copy has no return instruction to "
+         "probe; go.func.%s fires at each copy's first "
+         "instruction", s->path ? s->path : "the script",
+         full, name, nc, where,
+         w + 80 >= sizeof where ? ", ..." : "", alias);
+  return EXIT_BADINPUT;
+}
+
 /* The functions of B with inlined copies only that S names (their
    go.func.ALIAS or .inlined), into *INL (malloc'd); a point
    go.func.ALIAS.return of one is refused in one line naming its copies
@@ -265,30 +290,7 @@ inlined_only (const struct go_bin *b, struct go_model *m,
       snprintf (full, sizeof full, "go.func.%s.return", alias);
       for (size_t k = 0; k < s->npatterns && ret == EXIT_OK; k++)
         if (!s->matched[k] && strcmp (s->patterns[k], full) == 0)
-          {
-            const struct go_inline_copy *v;
-            size_t nc;
-            if (go_model_inline_copies (m, names[i], &v, &nc) != 0)
-              ret = EXIT_ERROR;
-            else
-              {
-                char where[300];
-                size_t w = 0;
-                where[0] = '\0';
-                for (size_t j = 0; j < nc && w + 80 < sizeof where; j++)
-                  w += (size_t) snprintf (where + w, sizeof where - w,
-                                          "%s%s at %#" PRIx64,
-                                          j ? ", " : "", v[j].in->name,
-                                          v[j].pc);
-                error (0, 0, "%s: %s: %s is inlined only, %zu copies (%s%s):"
-                       " an inlined copy has no return instruction to "
-                       "probe; go.func.%s fires at each copy's first "
-                       "instruction", s->path ? s->path : "the script",
-                       full, names[i], nc, where,
-                       w + 80 >= sizeof where ? ", ..." : "", alias);
-                ret = EXIT_BADINPUT;
-              }
-          }
+          ret = refuse_inlined_return (m, s, full, names[i], alias);
       free (alias);
     }
   if (ret != EXIT_OK)
@@ -301,37 +303,30 @@ inlined_only (const struct go_bin *b, struct go_model *m,
   return EXIT_OK;
 }
 
-/* Generate the tapsets SCRIPT needs for B into the cache; return the
-   directory (malloc'd) and whether stap needs -g.  */
-static char *
-generate (struct go_bin *b, const struct run_script *s, bool *guru,
-          int *status)
+/* What a script probes: the functions of B it names, each analyzed
+   (select_used), and the functions with inlined copies only that it
+   names (inlined_only).  */
+struct used
 {
-  char *dir = NULL, *tmp = NULL;
-  struct go_model *m = NULL;
+  const struct go_func **sel;   /* B->nfuncs long; N used */
+  bool *paired;         /* the same: entry and return as pairs */
+  size_t n;
+  bool any_ret;         /* a return point of one of SEL */
+  const char **inl;
+  size_t ninl;
+};
+
+/* The functions of B that S probes, each analyzed, into U's SEL, into
+   its PAIRED whether S names an entry and its return as pairs
+   (run_script_uses), and into its ANY_RET whether S probes a return of
+   one.  Found by name where S's points allow it (named_functions), else
+   every function is tried.  An exit status.  */
+static int
+select_used (struct go_bin *b, const struct run_script *s, struct used *u)
+{
   struct func_list named = { NULL, 0, 0 };
-  const char **inl = NULL;
-  size_t ninl = 0;
   bool all = false;
-  const struct go_func **sel = calloc (b->nfuncs, sizeof *sel);
-  bool *paired = calloc (b->nfuncs, sizeof *paired);
-  *status = EXIT_ERROR;
-  if (sel == NULL || paired == NULL)
-    goto out;
-  size_t n = 0;
-  dir = run_cache_dir (b, s);
-  if (dir == NULL)
-    goto out;
-  int hit = run_cache_lookup (dir, guru);
-  if (hit < 0)
-    goto out;
-  if (hit > 0)
-    {
-      /* Made only after every check below passed for these points.  */
-      *status = EXIT_OK;
-      goto out;
-    }
-  bool any_ret = false;
+  int status = EXIT_OK;
   if (!named_functions (b, s, &named))
     {
       free (named.v);
@@ -350,27 +345,121 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
         {
           char *alias = func_probe_name (f);
           if (alias == NULL)
-            goto out;
-          bool u = run_script_uses (s, alias, &ret, &pairs);
+            {
+              status = EXIT_ERROR;
+              break;
+            }
+          bool uses = run_script_uses (s, alias, &ret, &pairs);
           free (alias);
-          use = use || u;
+          use = use || uses;
         }
       if (!use)
         continue;
       int r = gobin_analyze (b, f);
       if (r != EXIT_OK)
         {
-          *status = r;
-          goto out;
+          status = r;
+          break;
         }
-      any_ret |= ret;
-      paired[n] = pairs;
-      sel[n++] = f;
+      u->any_ret |= ret;
+      u->paired[u->n] = pairs;
+      u->sel[u->n++] = f;
+    }
+  free (named.v);
+  return status;
+}
+
+/* Probes at addresses that start no line-table row need -g: RETs in
+   Go's own DWARF, almost never in a companion debug file (which starts
+   a row at every probe address: write-companion.c).  Whether the probes
+   of U need it (the returns when a return is probed, or S probes the
+   runtime's; the inlined copies), into *GURU.  0, or -1 when the copies
+   could not be read.  */
+static int
+needs_guru (struct go_model *m, const struct run_script *s,
+            const struct used *u, bool *guru)
+{
+  const struct go_func *const *sel = u->sel;
+  size_t n = u->n;
+  *guru = false;
+  for (size_t i = 0; i < n && !*guru; i++)
+    {
+      *guru = !go_model_line_start (m, sel[i]->code.body);
+      for (size_t k = 0; (u->any_ret || s->runtime_returns) && !*guru
+           && k < sel[i]->code.rets.n; k++)
+        *guru = !go_model_line_start (m, sel[i]->code.rets.v[k]);
+    }
+  for (size_t i = 0; i < n + u->ninl && !*guru; i++)
+    {
+      const struct go_inline_copy *v;
+      size_t nc;
+      if (i < n && (sel[i]->dup_index != 0
+                    || write_is_runtime_event (sel[i]->name)))
+        continue;
+      if (go_model_inline_copies (m, i < n ? sel[i]->name : u->inl[i - n],
+                                  &v, &nc) != 0)
+        return -1;
+      for (size_t k = 0; k < nc && !*guru; k++)
+        *guru = !go_model_line_start (m, v[k].pc);
+    }
+  return 0;
+}
+
+/* Write the tapsets of U for B into TMP (the cache's directory being
+   made), and into *GURU whether stap needs -g for them.  An exit
+   status.  */
+static int
+write_tapsets (struct go_bin *b, struct go_model *m,
+               const struct run_script *s, const struct used *u,
+               const char *tmp, bool *guru)
+{
+  struct go_layout layout;
+  if (gobin_runtime_layout (b, &layout) != 0)
+    return EXIT_BADINPUT;
+  if (needs_guru (m, s, u, guru) != 0
+      || write_target (b, &layout, tmp) != 0
+      || write_funcs (m, &layout, u->sel, u->paired, u->n, u->inl, u->ninl,
+                      tmp) != 0)
+    return EXIT_ERROR;
+  return EXIT_OK;
+}
+
+/* Generate the tapsets SCRIPT needs for B into the cache; return the
+   directory (malloc'd) and whether stap needs -g.  */
+static char *
+generate (struct go_bin *b, const struct run_script *s, bool *guru,
+          int *status)
+{
+  char *dir = NULL, *tmp = NULL;
+  struct go_model *m = NULL;
+  struct used u = { NULL, NULL, 0, false, NULL, 0 };
+  u.sel = calloc (b->nfuncs, sizeof *u.sel);
+  u.paired = calloc (b->nfuncs, sizeof *u.paired);
+  *status = EXIT_ERROR;
+  if (u.sel == NULL || u.paired == NULL)
+    goto out;
+  dir = run_cache_dir (b, s);
+  if (dir == NULL)
+    goto out;
+  int hit = run_cache_lookup (dir, guru);
+  if (hit < 0)
+    goto out;
+  if (hit > 0)
+    {
+      /* Made only after every check below passed for these points.  */
+      *status = EXIT_OK;
+      goto out;
+    }
+  int r = select_used (b, s, &u);
+  if (r != EXIT_OK)
+    {
+      *status = r;
+      goto out;
     }
   m = go_model_begin (b);
   if (m == NULL)
     goto out;
-  int r = inlined_only (b, m, s, &inl, &ninl);
+  r = inlined_only (b, m, s, &u.inl, &u.ninl);
   if (r != EXIT_OK)
     {
       *status = r;
@@ -384,49 +473,21 @@ generate (struct go_bin *b, const struct run_script *s, bool *guru,
   tmp = run_cache_begin (dir);
   if (tmp == NULL)
     goto out;
-  struct go_layout layout;
-  if (gobin_runtime_layout (b, &layout) != 0)
+  r = write_tapsets (b, m, s, &u, tmp, guru);
+  if (r != EXIT_OK)
     {
-      *status = EXIT_BADINPUT;
+      *status = r;
       goto out;
     }
-  /* Probes at addresses that start no line-table row need -g: RETs in
-     Go's own DWARF, almost never in a companion debug file (which starts
-     a row at every probe address: write-companion.c).  */
-  *guru = false;
-  for (size_t i = 0; i < n && !*guru; i++)
-    {
-      *guru = !go_model_line_start (m, sel[i]->code.body);
-      for (size_t k = 0; (any_ret || s->runtime_returns) && !*guru
-           && k < sel[i]->code.rets.n; k++)
-        *guru = !go_model_line_start (m, sel[i]->code.rets.v[k]);
-    }
-  for (size_t i = 0; i < n + ninl && !*guru; i++)
-    {
-      const struct go_inline_copy *v;
-      size_t nc;
-      if (i < n && (sel[i]->dup_index != 0
-                    || write_is_runtime_event (sel[i]->name)))
-        continue;
-      if (go_model_inline_copies (m, i < n ? sel[i]->name : inl[i - n], &v,
-                                  &nc) != 0)
-        goto out;
-      for (size_t k = 0; k < nc && !*guru; k++)
-        *guru = !go_model_line_start (m, v[k].pc);
-    }
-  if (write_target (b, &layout, tmp) != 0
-      || write_funcs (m, &layout, sel, paired, n, inl, ninl, tmp) != 0)
-    goto out;
   if (run_cache_publish (tmp, dir, *guru) != 0)
     goto out;
   *status = EXIT_OK;
 out:
   go_model_end (m);
   run_cache_discard (tmp);
-  free (sel);
-  free (inl);
-  free (paired);
-  free (named.v);
+  free (u.sel);
+  free (u.inl);
+  free (u.paired);
   if (*status != EXIT_OK)
     {
       free (dir);
@@ -676,6 +737,55 @@ stap_argv (int argc, char **argv, const struct run_opts *o,
   return v;
 }
 
+/* The Go binary that O's -t, -c or -x names, into T's program.  0, or
+   -1 when it is not found.  */
+static int
+find_program (const struct run_opts *o, struct run_target *t)
+{
+  if (o->target != NULL)
+    t->program = strdup (o->target);
+  else if (o->cmd != NULL)
+    t->program = run_command_program (o->cmd);
+  else if (run_pid_target (o->pid, t) != 0)
+    return -1;
+  return t->program == NULL ? -1 : 0;
+}
+
+/* Check first that stap can run (run_preflight: B's own DWARF is what
+   stap reads when it has no companion and no ARANGES copy; RUNS when
+   pass 5 runs), unless GOSTAP_NO_PREFLIGHT=1; then take the copy of
+   stap's runtime with gostap's fixes into C, unless O gives its own -R.
+   0, or -1 when stap would not run.  */
+static int
+prepare_stap (const struct run_opts *o, struct go_bin *b, bool aranges,
+              bool runs, struct stap_cmd *c)
+{
+  const char *nopf = getenv ("GOSTAP_NO_PREFLIGHT");
+  if ((nopf == NULL || strcmp (nopf, "1") != 0)
+      && run_preflight (gobin_has_debuginfo (b)
+                        && !gobin_dwarf_companion (b) && !aranges,
+                        runs) != 0)
+    return -1;
+  /* stap before 5.1 drops records in its relay transport, and the end of
+     a run: a copy of its runtime with both fixed (run-runtime.c), unless
+     the user names one.  */
+  bool refused = false;
+  if (!o->own_runtime
+      && (c->runtime = run_runtime_fixed (true, &refused)) == NULL && refused)
+    return -1;
+  return 0;
+}
+
+/* For -v: the stap command line ARGV, in one line on stderr.  */
+static void
+print_command (char *const *argv)
+{
+  fputs ("gostap: running:", stderr);
+  for (int i = 0; argv[i] != NULL; i++)
+    fprintf (stderr, " %s", argv[i]);
+  fputc ('\n', stderr);
+}
+
 int
 cmd_run (int argc, char **argv)
 {
@@ -692,13 +802,8 @@ cmd_run (int argc, char **argv)
 
   ret = EXIT_ERROR;
   run_stap_prefetch ();
-  if (o.target != NULL)
-    t.program = strdup (o.target);
-  else if (o.cmd != NULL)
-    t.program = run_command_program (o.cmd);
-  else if (run_pid_target (o.pid, &t) != 0)
-    goto out;
-  if (t.program == NULL || run_read_script (&s, o.script, o.inline_script) != 0)
+  if (find_program (&o, &t) != 0
+      || run_read_script (&s, o.script, o.inline_script) != 0)
     goto out;
   if ((ret = open_target (&b, &t, o.pid, &c, &aranges, &opened)) != EXIT_OK)
     goto out;
@@ -721,29 +826,13 @@ cmd_run (int argc, char **argv)
 
   ret = EXIT_ERROR;
   bool runs = o.pass == NULL || atoi (o.pass) >= 5;
-  const char *nopf = getenv ("GOSTAP_NO_PREFLIGHT");
-  if ((nopf == NULL || strcmp (nopf, "1") != 0)
-      && run_preflight (gobin_has_debuginfo (&b)
-                        && !gobin_dwarf_companion (&b) && !aranges,
-                        runs) != 0)
-    goto out;
-  /* stap before 5.1 drops records in its relay transport, and the end of
-     a run: a copy of its runtime with both fixed (run-runtime.c), unless
-     the user names one.  */
-  bool refused = false;
-  if (!o.own_runtime
-      && (c.runtime = run_runtime_fixed (true, &refused)) == NULL && refused)
+  if (prepare_stap (&o, &b, aranges, runs, &c) != 0)
     goto out;
   if ((c.binpath = strdup (b.probe_path)) == NULL
       || (sargv = stap_argv (argc, argv, &o, &s, &c)) == NULL)
     goto out;
   if (o.verbose)
-    {
-      fputs ("gostap: running:", stderr);
-      for (int i = 0; sargv[i] != NULL; i++)
-        fprintf (stderr, " %s", sargv[i]);
-      fputc ('\n', stderr);
-    }
+    print_command (sargv);
   /* The binary stays open: the stacks are symbolized from it, the
      warnings folded by its functions.  Before pass 5 nothing runs: no
      output to expand, no profile to write.  */
