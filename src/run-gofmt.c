@@ -343,20 +343,121 @@ enum { MAX_POINTS = 64 };
 struct scan
 {
   const char *head, *head_end;  /* of the probe whose body holds p */
+  const char *next_head;        /* after "probe", before its body */
   bool probe_body, alias_def;
   int depth;                    /* of braces */
+  char *pts[MAX_POINTS];        /* the go.func points of head */
+  int npts;                     /* -2: read at the first @go_fmt */
 };
+
+/* Free the points of SC's head.  */
+static void
+points_free (struct scan *sc)
+{
+  while (sc->npts > 0)
+    free (sc->pts[--sc->npts]);
+}
+
+/* Where the inert text at P of TEXT ends (a comment or a string,
+   run_script_skip_inert; embedded C, %{ ... %}): its last character, or
+   the end of the text when it runs there, the lines in it added to
+   *LINE.  NULL when P starts no inert text.  */
+static const char *
+skip_inert (const char *text, const char *p, int *line)
+{
+  const char *e = run_script_skip_inert (text, p);
+  if (e == NULL && !(p[0] == '%' && p[1] == '{'))
+    return NULL;
+  if (e == NULL && (e = strstr (p, "%}")) != NULL)
+    e++;
+  if (e == NULL)
+    return p + strlen (p);
+  for (const char *q = p; q <= e && *q != '\0'; q++)
+    *line += *q == '\n';
+  return e;
+}
+
+/* Note into SC what P, outside any braces, starts (WORD: P starts a
+   word): a probe's head, an alias definition, a function, or the body of
+   what came before.  */
+static void
+scan_top (struct scan *sc, const char *p, bool word)
+{
+  if (word && strncmp (p, "probe", 5) == 0 && !ident (p[5]))
+    {
+      sc->next_head = p + 5;
+      sc->alias_def = false;
+    }
+  else if (word && strncmp (p, "function", 8) == 0 && !ident (p[8]))
+    sc->next_head = NULL;
+  else if (sc->next_head != NULL && p[0] == '=' && p[1] != '='
+           && strchr ("=!<>", p[-1]) == NULL)
+    sc->alias_def = true;       /* probe NAME = ... (or +=) */
+  else if (p[0] == '{')
+    {
+      sc->depth = 1;
+      sc->probe_body = sc->next_head != NULL && !sc->alias_def;
+      sc->head = sc->next_head;
+      sc->head_end = p;
+      sc->next_head = NULL;
+      points_free (sc);
+      sc->npts = -2;            /* read at the first @go_fmt */
+    }
+}
+
+/* Expand the @go_fmt at P (line LINE of S) in the probe body SC is in:
+   the text from *DONE up to P and the expansion written to M, *DONE
+   moved past the @go_fmt(...).  An exit status, after one line when not
+   EXIT_OK.  */
+static int
+expand_at (struct go_params_ctx *ctx, const struct go_bin *b,
+           struct run_script *s, struct scan *sc, const char *p, int line,
+           FILE *m, const char **done)
+{
+  struct use u = { .at = p, .line = line };
+  char *rep;
+  int r = EXIT_BADINPUT;
+  if (!parse_use (&u))
+    {
+      error (0, 0, "%s:%d: @go_fmt takes a DWARF value: $NAME or "
+             "$NAME->FIELD->...", s->path, line);
+      goto out;
+    }
+  if (sc->npts == -2 && sc->probe_body)
+    sc->npts = head_points (sc->head, sc->head_end, sc->pts, MAX_POINTS);
+  if (!sc->probe_body || sc->npts <= 0)
+    {
+      error (0, 0, "%s:%d: @go_fmt(%.*s) is for a probe on go.func "
+             "points only (the function gives the value's type)",
+             s->path, line, (int) (u.expr_end - u.expr), u.expr);
+      if (sc->npts == -1)
+        sc->npts = 0;
+      goto out;
+    }
+  r = expand_use (ctx, b, s, sc->pts, sc->npts, &u, &rep);
+  if (r == EXIT_OK && u.nfields == 0)
+    r = run_script_add_fmt_name (s, rep) == 0 ? EXIT_OK : EXIT_ERROR;
+  if (r == EXIT_OK)
+    {
+      fprintf (m, "%.*s%s", (int) (p - *done), *done, rep);
+      *done = u.end;
+    }
+  free (rep);
+out:
+  use_free (&u);
+  return r;
+}
 
 int
 run_expand_go_fmt (struct go_bin *b, struct run_script *s)
 {
   if (strstr (s->text, "@go_fmt") == NULL)
     return EXIT_OK;
-  char *text = NULL, *pts[MAX_POINTS];
-  int npts = 0, line = 1, ret = EXIT_BADINPUT;
+  char *text = NULL;
+  int line = 1, ret = EXIT_BADINPUT;
   size_t size = 0;
   struct scan sc = { 0 };
-  const char *head = NULL, *done = s->text;
+  const char *done = s->text;
   struct go_params_ctx *ctx = go_params_begin (b);
   FILE *m = open_memstream (&text, &size);
   if (ctx == NULL || m == NULL)
@@ -367,14 +468,10 @@ run_expand_go_fmt (struct go_bin *b, struct run_script *s)
     }
   for (const char *p = s->text; *p != '\0'; p++)
     {
-      const char *e = run_script_skip_inert (s->text, p);
-      if (e != NULL || (p[0] == '%' && p[1] == '{'))
+      const char *e = skip_inert (s->text, p, &line);
+      if (e != NULL)
         {
-          if (e == NULL && (e = strstr (p, "%}")) != NULL)
-            e++;
-          for (const char *q = p; e != NULL && q <= e && *q != '\0'; q++)
-            line += *q == '\n';
-          if (e == NULL || *e == '\0')
+          if (*e == '\0')
             break;
           p = e;
           continue;
@@ -383,68 +480,19 @@ run_expand_go_fmt (struct go_bin *b, struct run_script *s)
       bool word = p == s->text || !ident (p[-1]);
       if (sc.depth == 0)
         {
-          if (word && strncmp (p, "probe", 5) == 0 && !ident (p[5]))
-            {
-              head = p + 5;
-              sc.alias_def = false;
-            }
-          else if (word && strncmp (p, "function", 8) == 0 && !ident (p[8]))
-            head = NULL;
-          else if (head != NULL && p[0] == '=' && p[1] != '='
-                   && strchr ("=!<>", p[-1]) == NULL)
-            sc.alias_def = true;        /* probe NAME = ... (or +=) */
-          else if (p[0] == '{')
-            {
-              sc.depth = 1;
-              sc.probe_body = head != NULL && !sc.alias_def;
-              sc.head = head;
-              sc.head_end = p;
-              head = NULL;
-              while (npts > 0)
-                free (pts[--npts]);
-              npts = -2;        /* read at the first @go_fmt */
-            }
+          scan_top (&sc, p, word);
           continue;
         }
       sc.depth += *p == '{' ? 1 : *p == '}' ? -1 : 0;
       if (!word || strncmp (p, "@go_fmt", 7) != 0 || ident (p[7]))
         continue;
-      struct use u = { .at = p, .line = line };
-      if (!parse_use (&u))
-        {
-          error (0, 0, "%s:%d: @go_fmt takes a DWARF value: $NAME or "
-                 "$NAME->FIELD->...", s->path, line);
-          use_free (&u);
-          goto out;
-        }
-      if (npts == -2 && sc.probe_body)
-        npts = head_points (sc.head, sc.head_end, pts, MAX_POINTS);
-      if (!sc.probe_body || npts <= 0)
-        {
-          error (0, 0, "%s:%d: @go_fmt(%.*s) is for a probe on go.func "
-                 "points only (the function gives the value's type)",
-                 s->path, line, (int) (u.expr_end - u.expr), u.expr);
-          if (npts == -1)
-            npts = 0;
-          use_free (&u);
-          goto out;
-        }
-      char *rep;
-      int r = expand_use (ctx, b, s, pts, npts, &u, &rep);
-      if (r == EXIT_OK && u.nfields == 0)
-        r = run_script_add_fmt_name (s, rep) == 0 ? EXIT_OK : EXIT_ERROR;
+      int r = expand_at (ctx, b, s, &sc, p, line, m, &done);
       if (r != EXIT_OK)
         {
-          free (rep);
-          use_free (&u);
           ret = r;
           goto out;
         }
-      fprintf (m, "%.*s%s", (int) (p - done), done, rep);
-      free (rep);
-      done = u.end;
-      p = u.end - 1;
-      use_free (&u);
+      p = done - 1;
     }
   fputs (done, m);
   if (fclose (m) != 0)
@@ -464,8 +512,7 @@ out:
   if (m != NULL)
     fclose (m);
   free (text);
-  while (npts > 0)
-    free (pts[--npts]);
+  points_free (&sc);
   if (ctx != NULL)
     go_params_end (ctx);
   return ret;
