@@ -107,60 +107,108 @@ push (struct toks *ts, enum tok_kind k, const char *p, int n, int line,
   return 0;
 }
 
-/* The tokens of TEXT into TS: 0, -1 out of memory, 1 when TEXT is not
-   whole (a comment, string or %( %) left open): then nothing is checked. */
-static int
-lex (const char *text, struct toks *ts)
+/* Past the blanks, comments and embedded C at P (no script in any of
+   them), the lines they hold added to *LINE; NULL when a comment or
+   embedded C is left open.  */
+static const char *
+skip_blank (const char *p, int *line)
+{
+  for (;;)
+    {
+      if (*p == '\n')
+        {
+          (*line)++;
+          p++;
+        }
+      else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f'
+               || *p == '\v')
+        p++;
+      else if (*p == '#' || (p[0] == '/' && p[1] == '/'))
+        p += strcspn (p, "\n");
+      else if ((p[0] == '/' && p[1] == '*') || (p[0] == '%' && p[1] == '{'))
+        {
+          /* A comment, or embedded C: no script in it.  */
+          const char *e = strstr (p + 2, p[0] == '/' ? "*/" : "%}");
+          if (e == NULL)
+            return NULL;
+          for (; p < e; p++)
+            *line += *p == '\n';
+          p = e + 2;
+        }
+      else
+        return p;
+    }
+}
+
+/* The end of the token at P (a string, $NAME or @NAME, a word, an
+   operator), its kind into *K and the lines of a string added to *LINE;
+   NULL when a string is left open.  */
+static const char *
+token_end (const char *p, int *line, enum tok_kind *k)
 {
   static const char *const ops[] = {
     "<<<", "<<=", ">>=", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=",
     "%=", ".=", "&=", "|=", "^=", "++", "--", "->", "&&", "||", "<<", ">>",
   };
+  if (*p == '"')
+    {
+      for (p++; *p != '\0' && *p != '"'; p++)
+        {
+          if (p[0] == '\\' && p[1] != '\0')
+            p++;
+          *line += *p == '\n';
+        }
+      if (*p == '\0')
+        return NULL;
+      p++;
+      *k = T_STR;
+    }
+  else if (*p == '$' || *p == '@')
+    {
+      *k = *p == '$' ? T_DOLLAR : T_AT;
+      p++;
+      while (*p == '$')
+        p++;
+      if (*p == '#')
+        p++;
+      else
+        while (word_char (*p))
+          p++;
+    }
+  else if (word_char (*p))
+    {
+      *k = *p >= '0' && *p <= '9' ? T_NUM : T_IDENT;
+      while (word_char (*p))
+        p++;
+    }
+  else
+    {
+      *k = T_OP;
+      size_t n = 1;
+      for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strncmp (p, ops[i], strlen (ops[i])) == 0)
+          {
+            n = strlen (ops[i]);
+            break;
+          }
+      p += n;
+    }
+  return p;
+}
+
+/* The tokens of TEXT into TS: 0, -1 out of memory, 1 when TEXT is not
+   whole (a comment, string or %( %) left open): then nothing is checked. */
+static int
+lex (const char *text, struct toks *ts)
+{
   int line = 1, depth = 0;
   const char *p = text;
-  while (*p != '\0')
+  for (;;)
     {
-      if (*p == '\n')
-        {
-          line++;
-          p++;
-          continue;
-        }
-      if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f'
-          || *p == '\v')
-        {
-          p++;
-          continue;
-        }
-      if (*p == '#' || (p[0] == '/' && p[1] == '/'))
-        {
-          p += strcspn (p, "\n");
-          continue;
-        }
-      if (p[0] == '/' && p[1] == '*')
-        {
-          const char *e = strstr (p + 2, "*/");
-          if (e == NULL)
-            return 1;
-          for (; p < e; p++)
-            line += *p == '\n';
-          p = e + 2;
-          continue;
-        }
-      if (p[0] == '%' && p[1] == '{')
-        {
-          /* Embedded C: no script in it.  */
-          const char *e = strstr (p + 2, "%}");
-          if (e == NULL)
-            return 1;
-          for (; p < e; p++)
-            line += *p == '\n';
-          p = e + 2;
-          continue;
-        }
-      const char *s = p;
-      int l0 = line;
-      enum tok_kind k;
+      if ((p = skip_blank (p, &line)) == NULL)
+        return 1;
+      if (*p == '\0')
+        break;
       if (p[0] == '%' && strchr ("(?:)", p[1]) != NULL && p[1] != '\0')
         {
           if (p[1] == '(')
@@ -174,49 +222,11 @@ lex (const char *text, struct toks *ts)
           p += 2;
           continue;
         }
-      if (*p == '"')
-        {
-          for (p++; *p != '\0' && *p != '"'; p++)
-            {
-              if (p[0] == '\\' && p[1] != '\0')
-                p++;
-              line += *p == '\n';
-            }
-          if (*p == '\0')
-            return 1;
-          p++;
-          k = T_STR;
-        }
-      else if (*p == '$' || *p == '@')
-        {
-          k = *p == '$' ? T_DOLLAR : T_AT;
-          p++;
-          while (*p == '$')
-            p++;
-          if (*p == '#')
-            p++;
-          else
-            while (word_char (*p))
-              p++;
-        }
-      else if (word_char (*p))
-        {
-          k = *p >= '0' && *p <= '9' ? T_NUM : T_IDENT;
-          while (word_char (*p))
-            p++;
-        }
-      else
-        {
-          k = T_OP;
-          size_t n = 1;
-          for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-            if (strncmp (p, ops[i], strlen (ops[i])) == 0)
-              {
-                n = strlen (ops[i]);
-                break;
-              }
-          p += n;
-        }
+      const char *s = p;
+      int l0 = line;
+      enum tok_kind k;
+      if ((p = token_end (p, &line, &k)) == NULL)
+        return 1;
       if (push (ts, k, s, (int) (p - s), l0, depth > 0) != 0)
         return -1;
     }
@@ -453,6 +463,93 @@ assign_op (const struct toks *ts, size_t i)
   return i < ts->n && ts->v[i].k == T_OP && IN_LIST (&ts->v[i], a);
 }
 
+/* The locals the handler TS[FROM, TO) sets (assigned, ++ or --, deleted,
+   a foreach or catch variable) into SET, and those it guards (named in
+   an @defined or @choose_defined) into GUARDED.  0, 1 when it uses a
+   macro this file does not know (it may set anything), -1 out of
+   memory.  */
+static int
+handler_sets (const struct toks *ts, size_t from, size_t to,
+              const struct names *macros, struct names *set,
+              struct names *guarded)
+{
+  for (size_t i = from; i < to; i++)
+    {
+      const struct tok *t = &ts->v[i];
+      if (t->k == T_AT)
+        {
+          bool guard = tok_is (t, "@defined") || tok_is (t, "@choose_defined");
+          bool script_arg = t->n == 1 || t->p[1] == '#'
+            || (t->p[1] >= '0' && t->p[1] <= '9');
+          if (!guard && !script_arg && !IN_LIST (t, at_plain)
+              && !IN_LIST (t, at_stats)
+              && (strncmp (t->p, "@go_", 4) != 0
+                  || names_has (macros, t->p + 1, t->n - 1)))
+            return 1;           /* a macro: it may set anything */
+          if (guard && op_is (ts, i + 1, "("))
+            {
+              size_t e = skip_group (ts, i + 1);
+              for (size_t j = i + 2; j < e && j < to; j++)
+                if (ts->v[j].k == T_IDENT
+                    && names_add (guarded, ts->v[j].p, ts->v[j].n) != 0)
+                  return -1;
+            }
+          continue;
+        }
+      if (t->k != T_IDENT)
+        continue;
+      if (tok_is (t, "foreach") && op_is (ts, i + 1, "("))
+        {
+          /* foreach ([A, B] in X), foreach (V = [A] in X): set.  */
+          for (size_t j = i + 2; j < to && !ident_is (ts, j, "in"); j++)
+            if (ts->v[j].k == T_IDENT
+                && names_add (set, ts->v[j].p, ts->v[j].n) != 0)
+              return -1;
+          continue;
+        }
+      if (tok_is (t, "catch") && op_is (ts, i + 1, "(")
+          && i + 2 < to && ts->v[i + 2].k == T_IDENT)
+        {
+          if (names_add (set, ts->v[i + 2].p, ts->v[i + 2].n) != 0)
+            return -1;
+          continue;
+        }
+      if (assign_op (ts, i + 1) || op_is (ts, i - 1, "++")
+          || op_is (ts, i - 1, "--") || ident_is (ts, i - 1, "delete"))
+        if (names_add (set, t->p, t->n) != 0)
+          return -1;
+    }
+  return 0;
+}
+
+/* Does TS[I], in the handler that begins at FROM, read a local: a bare
+   name, not a keyword, a call, an array, a field, an aggregate, a global
+   (GLOBALS, SystemTap's), one every alias sets, or one SET or GUARDED
+   holds?  */
+static bool
+reads_local (const struct toks *ts, size_t from, size_t i,
+             const struct names *set, const struct names *guarded,
+             const struct names *globals)
+{
+  const struct tok *t = &ts->v[i];
+  if (t->k != T_IDENT || IN_LIST (t, keywords) || t->p[0] == '_'
+      || op_is (ts, i + 1, "(") || op_is (ts, i + 1, "[")
+      || op_is (ts, i + 1, "<<<")
+      || (i > from && (op_is (ts, i - 1, "->")
+                       || ident_is (ts, i - 1, "in")
+                       || ident_is (ts, i - 1, "delete")))
+      || names_has (set, t->p, t->n) || names_has (guarded, t->p, t->n)
+      || names_has (globals, t->p, t->n))
+    return false;
+  /* The first argument of a statistics operator is an aggregate.  */
+  if (i >= from + 2 && op_is (ts, i - 1, "(") && ts->v[i - 2].k == T_AT
+      && IN_LIST (&ts->v[i - 2], at_stats))
+    return false;
+  char name[128];
+  snprintf (name, sizeof name, "%.*s", t->n, t->p);
+  return !write_stap_global (name) && !every_alias_sets (t->p, t->n);
+}
+
 /* The locals the handler TS[FROM, TO) reads, sets nowhere and does not
    guard, into READS (the first token of each, in order: *NREADS); not
    *CHECKABLE when that cannot be known (a macro this file does not know,
@@ -470,75 +567,17 @@ handler_reads (const struct toks *ts, size_t from, size_t to,
     if (ts->v[i].pp)
       return 0;
   /* First what is set and what is guarded.  */
-  for (size_t i = from; i < to; i++)
+  int r = handler_sets (ts, from, to, macros, &set, &guarded);
+  if (r != 0)
     {
-      const struct tok *t = &ts->v[i];
-      if (t->k == T_AT)
-        {
-          bool guard = tok_is (t, "@defined") || tok_is (t, "@choose_defined");
-          bool script_arg = t->n == 1 || t->p[1] == '#'
-            || (t->p[1] >= '0' && t->p[1] <= '9');
-          if (!guard && !script_arg && !IN_LIST (t, at_plain)
-              && !IN_LIST (t, at_stats)
-              && (strncmp (t->p, "@go_", 4) != 0
-                  || names_has (macros, t->p + 1, t->n - 1)))
-            {
-              ret = 0;          /* a macro: it may set anything */
-              goto done;
-            }
-          if (guard && op_is (ts, i + 1, "("))
-            {
-              size_t e = skip_group (ts, i + 1);
-              for (size_t j = i + 2; j < e && j < to; j++)
-                if (ts->v[j].k == T_IDENT
-                    && names_add (&guarded, ts->v[j].p, ts->v[j].n) != 0)
-                  goto done;
-            }
-          continue;
-        }
-      if (t->k != T_IDENT)
-        continue;
-      if (tok_is (t, "foreach") && op_is (ts, i + 1, "("))
-        {
-          /* foreach ([A, B] in X), foreach (V = [A] in X): set.  */
-          for (size_t j = i + 2; j < to && !ident_is (ts, j, "in"); j++)
-            if (ts->v[j].k == T_IDENT
-                && names_add (&set, ts->v[j].p, ts->v[j].n) != 0)
-              goto done;
-          continue;
-        }
-      if (tok_is (t, "catch") && op_is (ts, i + 1, "(")
-          && i + 2 < to && ts->v[i + 2].k == T_IDENT)
-        {
-          if (names_add (&set, ts->v[i + 2].p, ts->v[i + 2].n) != 0)
-            goto done;
-          continue;
-        }
-      if (assign_op (ts, i + 1) || op_is (ts, i - 1, "++")
-          || op_is (ts, i - 1, "--") || ident_is (ts, i - 1, "delete"))
-        if (names_add (&set, t->p, t->n) != 0)
-          goto done;
+      ret = r > 0 ? 0 : -1;
+      goto done;
     }
   /* Then what is read.  */
   for (size_t i = from; i < to; i++)
     {
       const struct tok *t = &ts->v[i];
-      if (t->k != T_IDENT || IN_LIST (t, keywords) || t->p[0] == '_'
-          || op_is (ts, i + 1, "(") || op_is (ts, i + 1, "[")
-          || op_is (ts, i + 1, "<<<")
-          || (i > from && (op_is (ts, i - 1, "->")
-                           || ident_is (ts, i - 1, "in")
-                           || ident_is (ts, i - 1, "delete")))
-          || names_has (&set, t->p, t->n) || names_has (&guarded, t->p, t->n)
-          || names_has (globals, t->p, t->n))
-        continue;
-      /* The first argument of a statistics operator is an aggregate.  */
-      if (i >= from + 2 && op_is (ts, i - 1, "(") && ts->v[i - 2].k == T_AT
-          && IN_LIST (&ts->v[i - 2], at_stats))
-        continue;
-      char name[128];
-      snprintf (name, sizeof name, "%.*s", t->n, t->p);
-      if (write_stap_global (name) || every_alias_sets (t->p, t->n))
+      if (!reads_local (ts, from, i, &set, &guarded, globals))
         continue;
       bool seen = false;
       for (size_t k = 0; k < *nreads && !seen; k++)
@@ -832,6 +871,49 @@ check_alias (struct check *c, const char *script, const char *point,
   return EXIT_OK;
 }
 
+/* Check the handler's READS against the inlined copies' alias of every
+   function inlined only (with no out-of-line code) whose go.func.ALIAS
+   POINT matches: an exit status, as check_point's.  */
+static int
+check_inlined_only (struct check *c, const char *script, const char *point,
+                    const struct tok *const *reads, size_t nreads)
+{
+  const struct go_bin *b = c->b;
+  if (c->m == NULL && (c->m = go_model_begin (c->b)) == NULL)
+    return EXIT_ERROR;
+  const char *const *inl;
+  size_t ninl;
+  if (go_model_inline_names (c->m, &inl, &ninl) != 0)
+    return EXIT_ERROR;
+  for (size_t i = 0; i < ninl; i++)
+    {
+      if (gobin_func_named (b, inl[i]) != NULL)
+        continue;
+      char *p = probe_name (inl[i]), *alias = NULL;
+      if (p == NULL || asprintf (&alias, "go.func.%s", p) < 0)
+        {
+          free (p);
+          error (0, errno, "out of memory");
+          return EXIT_ERROR;
+        }
+      free (p);
+      int r = EXIT_OK;
+      if (matches_alias (point, alias))
+        {
+          struct alias_locals a = { 0 };
+          r = inline_locals (c, inl[i], NULL, NULL, &a);
+          if (r == EXIT_OK)
+            r = check_alias (c, script, point, alias, inl[i], &a, reads,
+                             nreads);
+          free (a.body[AL_INLINED]);
+        }
+      free (alias);
+      if (r != EXIT_OK)
+        return r;
+    }
+  return EXIT_OK;
+}
+
 /* Check the handler's READS against every alias POINT (a go.func pattern,
    "go.func.main.*") matches: EXIT_OK, EXIT_BADINPUT after the line of a
    refusal, or another exit status after one line.  */
@@ -877,40 +959,7 @@ check_point (struct check *c, const char *script, const char *point,
       if (r != EXIT_OK)
         return r;
     }
-  /* The functions that are inlined only.  */
-  if (c->m == NULL && (c->m = go_model_begin (c->b)) == NULL)
-    return EXIT_ERROR;
-  const char *const *inl;
-  size_t ninl;
-  if (go_model_inline_names (c->m, &inl, &ninl) != 0)
-    return EXIT_ERROR;
-  for (size_t i = 0; i < ninl; i++)
-    {
-      if (gobin_func_named (b, inl[i]) != NULL)
-        continue;
-      char *p = probe_name (inl[i]), *alias = NULL;
-      if (p == NULL || asprintf (&alias, "go.func.%s", p) < 0)
-        {
-          free (p);
-          error (0, errno, "out of memory");
-          return EXIT_ERROR;
-        }
-      free (p);
-      int r = EXIT_OK;
-      if (matches_alias (point, alias))
-        {
-          struct alias_locals a = { 0 };
-          r = inline_locals (c, inl[i], NULL, NULL, &a);
-          if (r == EXIT_OK)
-            r = check_alias (c, script, point, alias, inl[i], &a, reads,
-                             nreads);
-          free (a.body[AL_INLINED]);
-        }
-      free (alias);
-      if (r != EXIT_OK)
-        return r;
-    }
-  return EXIT_OK;
+  return check_inlined_only (c, script, point, reads, nreads);
 }
 
 /* The go.func pattern of the probe point TS[FROM, TO) into OUT ("" when it
@@ -955,6 +1004,69 @@ option_globals (int argc, char **argv, struct names *globals)
   return dir_globals (tapsets ? tapsets : GOSTAP_TAPSETDIR, globals, 0);
 }
 
+/* The '{' that opens the handler of the probe at TS[I] (TS->n when
+   none): the head's points come before it, and the condition after
+   'if'.  Into *SKIP whether the head defines an alias ('=' or '+='
+   first) or is in a preprocessor construct.  */
+static size_t
+probe_body (const struct toks *ts, size_t i, bool *skip)
+{
+  size_t j = i + 1;
+  bool alias_def = false, pp = ts->v[i].pp;
+  while (j < ts->n && !op_is (ts, j, "{"))
+    {
+      alias_def |= op_is (ts, j, "=") || op_is (ts, j, "+=");
+      pp |= ts->v[j].pp;
+      if (op_is (ts, j, "(") || op_is (ts, j, "["))
+        j = skip_group (ts, j);
+      else
+        j++;
+    }
+  *skip = alias_def || pp;
+  return j;
+}
+
+/* Check the handler's READS against each point of the probe head
+   TS[HEAD, BODY), up to the condition: an exit status, as check_point's.  */
+static int
+check_points (struct check *c, const struct toks *ts, size_t head,
+              size_t body, const char *script,
+              const struct tok *const *reads, size_t nreads)
+{
+  int ret = EXIT_OK;
+  for (size_t p = head; p < body && ret == EXIT_OK;)
+    {
+      size_t q = p;
+      while (q < body && !op_is (ts, q, ",") && !ident_is (ts, q, "if"))
+        q = op_is (ts, q, "(") ? skip_group (ts, q) : q + 1;
+      char pattern[1024];
+      point_pattern (ts, p, q, pattern, sizeof pattern);
+      if (pattern[0] != '\0')
+        ret = check_point (c, script, pattern, reads, nreads);
+      if (ident_is (ts, q, "if"))
+        break;
+      p = q + 1;
+    }
+  return ret;
+}
+
+/* Free what C made for the functions of its binary.  */
+static void
+check_free (struct check *c)
+{
+  go_model_end (c->m);
+  for (size_t i = 0; c->aliases != NULL && i < c->b->nfuncs; i++)
+    free (c->aliases[i]);
+  for (size_t i = 0; c->al != NULL && i < c->b->nfuncs; i++)
+    for (int k = 0; k < AL_N; k++)
+      {
+        free (c->al[i].body[k]);
+        free (c->al[i].why[k]);
+      }
+  free (c->aliases);
+  free (c->al);
+}
+
 int
 run_script_check_locals (struct go_bin *b, const struct run_script *s,
                          int argc, char **argv)
@@ -975,24 +1087,13 @@ run_script_check_locals (struct go_bin *b, const struct run_script *s,
     {
       if (!ident_is (&ts, i, "probe"))
         continue;
-      /* The head: points up to '{', an alias definition if '=' or '+='
-         comes first, the condition after 'if'.  */
-      size_t head = i + 1, j = head;
-      bool alias_def = false, pp = ts.v[i].pp;
-      while (j < ts.n && !op_is (&ts, j, "{"))
-        {
-          alias_def |= op_is (&ts, j, "=") || op_is (&ts, j, "+=");
-          pp |= ts.v[j].pp;
-          if (op_is (&ts, j, "(") || op_is (&ts, j, "["))
-            j = skip_group (&ts, j);
-          else
-            j++;
-        }
-      if (j >= ts.n)
+      bool skip;
+      size_t head = i + 1, body = probe_body (&ts, i, &skip);
+      if (body >= ts.n)
         break;
-      size_t body = j, end = skip_group (&ts, body);
+      size_t end = skip_group (&ts, body);
       i = end - 1;
-      if (alias_def || pp)
+      if (skip)
         continue;
       size_t nreads;
       bool checkable;
@@ -1009,39 +1110,15 @@ run_script_check_locals (struct go_bin *b, const struct run_script *s,
                                 reads, &nreads, &checkable) != 0)
             goto nomem;
         }
-      if (!checkable || nreads == 0)
-        continue;
-      /* Each point, up to the condition.  */
-      for (size_t p = head; p < body && ret == EXIT_OK;)
-        {
-          size_t q = p;
-          while (q < body && !op_is (&ts, q, ",") && !ident_is (&ts, q, "if"))
-            q = op_is (&ts, q, "(") ? skip_group (&ts, q) : q + 1;
-          char pattern[1024];
-          point_pattern (&ts, p, q, pattern, sizeof pattern);
-          if (pattern[0] != '\0')
-            ret = check_point (&c, s->path, pattern, reads, nreads);
-          if (ident_is (&ts, q, "if"))
-            break;
-          p = q + 1;
-        }
+      if (checkable && nreads > 0)
+        ret = check_points (&c, &ts, head, body, s->path, reads, nreads);
     }
   goto out;
 nomem:
   error (0, ENOMEM, "%s", s->path);
   ret = EXIT_ERROR;
 out:
-  go_model_end (c.m);
-  for (size_t i = 0; c.aliases != NULL && i < b->nfuncs; i++)
-    free (c.aliases[i]);
-  for (size_t i = 0; c.al != NULL && i < b->nfuncs; i++)
-    for (int k = 0; k < AL_N; k++)
-      {
-        free (c.al[i].body[k]);
-        free (c.al[i].why[k]);
-      }
-  free (c.aliases);
-  free (c.al);
+  check_free (&c);
   free (reads);
   free (ts.v);
   names_free (&globals);
