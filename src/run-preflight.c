@@ -278,33 +278,18 @@ verdict (struct run_check *c, const char *what, int status, const char *fmt,
   va_end (ap);
 }
 
-size_t
-run_checks (bool numeric_probes, bool runs,
-            struct run_check out[RUN_MAX_CHECKS])
+/* The verdict on stap's libdw DM.DM into C: a libdw before 0.191 fails
+   the NUMERIC_PROBES (statement probes) gostap cannot give it aranges
+   for.  */
+static void
+check_libdw (struct run_check *c, int dM, int dm, bool numeric_probes)
 {
-  size_t n = 0;
-  int sM, sm, dM, dm;
-  if (run_stap_versions (&sM, &sm, &dM, &dm) != 0)
-    {
-      verdict (&out[n++], "stap", 0, "cannot run '%s': install SystemTap "
-               "(package systemtap on Debian, RHEL and Fedora)",
-               run_stap_program ());
-      return n;
-    }
-  if (sM < 4)
-    {
-      verdict (&out[n++], "stap", 0, "SystemTap %d.%d is too old: gostap "
-               "needs 4.0 or newer", sM, sm);
-      return n;
-    }
-  verdict (&out[n++], "stap", 1, "SystemTap %d.%d (%s)", sM, sm,
-           run_stap_program ());
   bool new_dw = dM > 0 || dm >= 191;
   if (new_dw)
-    verdict (&out[n++], "libdw", 1, "stap uses libdw %d.%d: it resolves "
+    verdict (c, "libdw", 1, "stap uses libdw %d.%d: it resolves "
              "statement probes in Go code", dM, dm);
   else if (numeric_probes)
-    verdict (&out[n++], "libdw", 0, "stap uses libdw %d.%d, which finds no "
+    verdict (c, "libdw", 0, "stap uses libdw %d.%d, which finds no "
              "DWARF unit for Go code without .debug_aranges (Go writes "
              "none), and gostap can add them only to DWARF in the binary or "
              "in a debug file found by GNU build id (in a debug directory "
@@ -313,11 +298,20 @@ run_checks (bool numeric_probes, bool runs,
              "is needed for statement probes here (RHEL 9.5+, Fedora 40+, "
              "Debian 13)", dM, dm);
   else
-    verdict (&out[n++], "libdw", 1, "stap uses libdw %d.%d, which finds no "
+    verdict (c, "libdw", 1, "stap uses libdw %d.%d, which finds no "
              "DWARF unit for Go code without .debug_aranges (Go writes "
              "none): gostap run gives stap DWARF with them (a copy of the "
              "binary or of its debug file, or a companion debug file)", dM,
              dm);
+}
+
+/* The verdict on the relay transport of stap SM.SM into OUT, where
+   there is one to give (before 5.1: what run-runtime.c does about it):
+   how many verdicts, 0 or 1.  */
+static size_t
+check_transport (struct run_check *out, int sM, int sm)
+{
+  size_t n = 0;
   int rM, rm;
   char *rt = NULL;
   enum run_runtime_need need = run_runtime_need (&rM, &rm, &rt);
@@ -346,8 +340,15 @@ run_checks (bool numeric_probes, bool runs,
              "may lose output",
              rM, rm, rt != NULL ? rt : "not found");
   free (rt);
-  if (!runs)
-    return n;
+  return n;
+}
+
+/* The verdicts on what running probes (pass 5) needs of this host into
+   OUT: privileges, uprobes, module loading.  How many.  */
+static size_t
+check_host (struct run_check *out)
+{
+  size_t n = 0;
   if (geteuid () == 0)
     verdict (&out[n++], "privileges", 1, "root");
   else if (in_group ("stapdev"))
@@ -369,6 +370,35 @@ run_checks (bool numeric_probes, bool runs,
              "module");
   else
     verdict (&out[n++], "kernel modules", 1, "the kernel loads modules");
+  return n;
+}
+
+size_t
+run_checks (bool numeric_probes, bool runs,
+            struct run_check out[RUN_MAX_CHECKS])
+{
+  size_t n = 0;
+  int sM, sm, dM, dm;
+  if (run_stap_versions (&sM, &sm, &dM, &dm) != 0)
+    {
+      verdict (&out[n++], "stap", 0, "cannot run '%s': install SystemTap "
+               "(package systemtap on Debian, RHEL and Fedora)",
+               run_stap_program ());
+      return n;
+    }
+  if (sM < 4)
+    {
+      verdict (&out[n++], "stap", 0, "SystemTap %d.%d is too old: gostap "
+               "needs 4.0 or newer", sM, sm);
+      return n;
+    }
+  verdict (&out[n++], "stap", 1, "SystemTap %d.%d (%s)", sM, sm,
+           run_stap_program ());
+  check_libdw (&out[n++], dM, dm, numeric_probes);
+  n += check_transport (&out[n], sM, sm);
+  if (!runs)
+    return n;
+  n += check_host (&out[n]);
   return n;
 }
 
