@@ -214,6 +214,119 @@ stop_orphans (int sig, pid_t *pidv, int max)
   return n;
 }
 
+/* The orphans stop_orphans stopped (their pids, 0 once reaped), relayed
+   until they are gone or the time is up (UNTIL; 0: not waited for).  */
+struct orphans
+{
+  pid_t v[8];
+  int n;
+  time_t until;
+};
+
+/* stap exited with STATUS: when it was killed by a signal, stop what it
+   left running (into O), and relay what that prints for a while.  */
+static void
+orphans_stop (struct orphans *o, int status)
+{
+  int n = WIFSIGNALED (status)
+    ? stop_orphans (WTERMSIG (status), o->v, 8) : 0;
+  o->n = n < 8 ? n : 8;
+  if (n > 0)
+    o->until = time (NULL) + ORPHAN_WAIT_S;
+}
+
+/* Reap the orphans of O that have ended; stop waiting for them when
+   none is left or the time is up.  */
+static void
+orphans_check (struct orphans *o)
+{
+  for (int i = 0; i < o->n && o->until != 0; i++)
+    if (o->v[i] > 0 && waitpid (o->v[i], NULL, WNOHANG) == o->v[i])
+      o->v[i] = 0;
+  bool left = false;
+  for (int i = 0; i < o->n; i++)
+    left |= o->v[i] > 0;
+  if (o->until != 0 && (!left || time (NULL) > o->until))
+    o->until = 0;               /* then as after stap's exit */
+}
+
+/* The stopped orphans closed their pipes as they ended: reap them
+   (a short wait for one that has not yet), not to leave zombies.  */
+static void
+orphans_reap (struct orphans *o)
+{
+  for (int i = 0; i < o->n; i++)
+    for (int tries = 0; o->v[i] > 0 && tries < 20; tries++)
+      if (waitpid (o->v[i], NULL, WNOHANG) != 0)
+        o->v[i] = 0;
+      else
+        nanosleep (&(struct timespec) { .tv_nsec = 100000000 }, NULL);
+}
+
+/* Once stap and its orphans are gone: OUT and ERR read without waiting,
+   to what is left in them.  */
+static void
+set_nonblocking (struct stream *out, struct stream *err)
+{
+  for (int i = 0; i < 2; i++)
+    {
+      int fd = (i == 0 ? out : err)->fd;
+      if (fd >= 0)
+        fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
+    }
+}
+
+/* Read OUT and ERR (those poll found ready in PFD, or, when NONBLOCKING,
+   both) and pass their whole lines on: OUT's expanded through T, ERR's
+   through E.  An exit status.  */
+static int
+relay_ready (struct stream *out, struct stream *err,
+             const struct pollfd *pfd, bool nonblocking,
+             struct traceback_filter *t, struct run_stderr *e)
+{
+  int ret = EXIT_OK;
+  for (int i = 0; i < 2 && ret == EXIT_OK; i++)
+    {
+      struct stream *s = i == 0 ? out : err;
+      if (s->fd < 0 || (!nonblocking && !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR))))
+        continue;
+      if (stream_read (s, nonblocking) != 0)
+        ret = EXIT_ERROR;
+      stream_lines (s, i == 0 ? t : NULL, e);
+    }
+  return ret;
+}
+
+/* What E holds once stap's standard error (ERR) has ended, and gostap's
+   own output, written out.  -1 after one line when that fails.  */
+static int
+relay_flush (const struct stream *err, struct run_stderr *e)
+{
+  if (err->fd < 0)
+    run_stderr_flush (e);
+  if (fflush (stdout) != 0 || fflush (stderr) != 0)
+    {
+      /* A closed pipe after gostap: stap gets SIGPIPE as it would
+         have without gostap.  */
+      error (0, errno, "writing the output");
+      return -1;
+    }
+  return 0;
+}
+
+/* Close what is left of OUT's and ERR's pipes, and free their buffers.  */
+static void
+streams_close (struct stream *out, struct stream *err)
+{
+  for (int i = 0; i < 2; i++)
+    {
+      struct stream *s = i == 0 ? out : err;
+      if (s->fd >= 0)
+        close (s->fd);
+      free (s->buf);
+    }
+}
+
 /* Relay stap's output (OUT, when its fd is not -1) with its records
    expanded, and its standard error (ERR) through E, until both end or
    stap (PID) has exited and what it wrote is read.  Reaps stap into
@@ -227,80 +340,32 @@ relay (struct stream *out, struct stream *err, pid_t pid, int *status,
   int ret = EXIT_OK;
   if (out->fd >= 0 && (t = write_traceback_begin (b, prof)) == NULL)
     ret = EXIT_ERROR;
-  /* Relaying what stopped orphans print, until they are gone or the
-     time is up.  */
-  time_t orphans_until = 0;
-  pid_t orphans[8];
-  int norphans = 0;
+  struct orphans o = { .n = 0, .until = 0 };
   while (ret == EXIT_OK && (out->fd >= 0 || err->fd >= 0))
     {
-      for (int i = 0; i < norphans && orphans_until != 0; i++)
-        if (orphans[i] > 0 && waitpid (orphans[i], NULL, WNOHANG) == orphans[i])
-          orphans[i] = 0;
-      bool left = false;
-      for (int i = 0; i < norphans; i++)
-        left |= orphans[i] > 0;
-      if (orphans_until != 0 && (!left || time (NULL) > orphans_until))
-        orphans_until = 0;      /* then as after stap's exit */
+      orphans_check (&o);
       if (!exited && waitpid (pid, status, WNOHANG) == pid)
         {
           exited = true;
-          int n = WIFSIGNALED (*status)
-            ? stop_orphans (WTERMSIG (*status), orphans, 8) : 0;
-          norphans = n < 8 ? n : 8;
-          if (n > 0)
-            orphans_until = time (NULL) + ORPHAN_WAIT_S;
+          orphans_stop (&o, *status);
         }
-      if (exited && orphans_until == 0 && !nonblocking)
+      if (exited && o.until == 0 && !nonblocking)
         {
           nonblocking = true;
-          for (int i = 0; i < 2; i++)
-            {
-              int fd = (i == 0 ? out : err)->fd;
-              if (fd >= 0)
-                fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
-            }
+          set_nonblocking (out, err);
         }
       struct pollfd pfd[2] = { { .fd = out->fd, .events = POLLIN },
                                { .fd = err->fd, .events = POLLIN } };
       if (!nonblocking && poll (pfd, 2, 200) <= 0)
         continue;               /* nothing yet, or a signal */
-      for (int i = 0; i < 2 && ret == EXIT_OK; i++)
-        {
-          struct stream *s = i == 0 ? out : err;
-          if (s->fd < 0 || (!nonblocking && !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR))))
-            continue;
-          if (stream_read (s, nonblocking) != 0)
-            ret = EXIT_ERROR;
-          stream_lines (s, i == 0 ? t : NULL, e);
-        }
-      if (err->fd < 0)
-        run_stderr_flush (e);
-      if (fflush (stdout) != 0 || fflush (stderr) != 0)
-        {
-          /* A closed pipe after gostap: stap gets SIGPIPE as it would
-             have without gostap.  */
-          error (0, errno, "writing the output");
-          ret = EXIT_ERROR;
-        }
+      ret = relay_ready (out, err, pfd, nonblocking, t, e);
+      if (relay_flush (err, e) != 0)
+        ret = EXIT_ERROR;
     }
-  /* The stopped orphans closed their pipes as they ended: reap them
-     (a short wait for one that has not yet), not to leave zombies.  */
-  for (int i = 0; i < norphans; i++)
-    for (int tries = 0; orphans[i] > 0 && tries < 20; tries++)
-      if (waitpid (orphans[i], NULL, WNOHANG) != 0)
-        orphans[i] = 0;
-      else
-        nanosleep (&(struct timespec) { .tv_nsec = 100000000 }, NULL);
+  orphans_reap (&o);
   run_stderr_flush (e);
   write_traceback_end (t);
-  for (int i = 0; i < 2; i++)
-    {
-      struct stream *s = i == 0 ? out : err;
-      if (s->fd >= 0)
-        close (s->fd);
-      free (s->buf);
-    }
+  streams_close (out, err);
   if (!exited)
     while (waitpid (pid, status, 0) < 0)
       if (errno != EINTR)
@@ -309,6 +374,82 @@ relay (struct stream *out, struct stream *err, pid_t pid, int *status,
           return EXIT_ERROR;
         }
   return ret;
+}
+
+/* The pipes of FDS for stap's output (fds[0], when STACKS) and its
+   standard error (fds[1]).  0, or -1 after one line, none left open.  */
+static int
+open_pipes (int fds[2][2], bool stacks)
+{
+  for (int i = !stacks; i < 2; i++)
+    if (pipe (fds[i]) != 0)
+      {
+        error (0, errno, "pipe");
+        for (int j = !stacks; j < i; j++)
+          close (fds[j][0]), close (fds[j][1]);
+        return -1;
+      }
+  return 0;
+}
+
+/* Start stap (SARGV) into *PID with the write ends of FDS (open_pipes)
+   as its standard output (when STACKS) and error.  0, or the error
+   number posix_spawn gave.  */
+static int
+spawn_stap (char **sargv, int fds[2][2], bool stacks, pid_t *pid)
+{
+  /* posix_spawn, not fork: a fork copies the page tables of the binary
+     gostap read (tens of MB) only for exec to drop them.  */
+  posix_spawn_file_actions_t fa;
+  int se = posix_spawn_file_actions_init (&fa);
+  if (se == 0)
+    {
+      for (int i = !stacks; se == 0 && i < 2; i++)
+        if ((se = posix_spawn_file_actions_addclose (&fa, fds[i][0])) == 0
+            && (se = posix_spawn_file_actions_adddup2 (
+                  &fa, fds[i][1], i == 0 ? STDOUT_FILENO : STDERR_FILENO)) == 0)
+          se = posix_spawn_file_actions_addclose (&fa, fds[i][1]);
+      if (se == 0)
+        se = posix_spawnp (pid, sargv[0], &fa, NULL, sargv, environ);
+      posix_spawn_file_actions_destroy (&fa);
+    }
+  return se;
+}
+
+/* SIGINT, SIGTERM and SIGHUP to pass_on.  SA_RESTART: the relay goes on
+   after the signal (stap prints its end probes' output after ^C).  */
+static void
+catch_signals (void)
+{
+  struct sigaction sa = { .sa_handler = pass_on, .sa_flags = SA_RESTART };
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGHUP, &sa, NULL);
+}
+
+/* Write the profile PROF collected to PPROF and FOLDED (those not NULL)
+   when stap ended well (STATUS); else say in one line each that it is not
+   written.  0, or -1 when writing failed.  */
+static int
+finish_profile (struct profile *prof, int status, const char *pprof,
+                const char *folded)
+{
+  bool stap_ok = WIFEXITED (status) && WEXITSTATUS (status) == 0;
+  if (!stap_ok)
+    {
+      /* What a failed run printed is not the whole profile.  */
+      const char *outs[2] = { pprof, folded };
+      for (int i = 0; i < 2; i++)
+        if (outs[i] != NULL)
+          error (0, 0, "%s not written: stap %s %d", outs[i],
+                 WIFEXITED (status) ? "failed with exit status"
+                 : "was killed by signal",
+                 WIFEXITED (status) ? WEXITSTATUS (status)
+                 : WTERMSIG (status));
+      return 0;
+    }
+  return profile_write (prof, pprof, folded) != 0 ? -1 : 0;
 }
 
 int
@@ -321,35 +462,17 @@ run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
     return EXIT_ERROR;
   /* fds[0]: stap's output (when STACKS), fds[1]: its standard error.  */
   int fds[2][2] = { { -1, -1 }, { -1, -1 } };
-  for (int i = !stacks; i < 2; i++)
-    if (pipe (fds[i]) != 0)
-      {
-        error (0, errno, "pipe");
-        for (int j = !stacks; j < i; j++)
-          close (fds[j][0]), close (fds[j][1]);
-        profile_free (prof);
-        return EXIT_ERROR;
-      }
+  if (open_pipes (fds, stacks) != 0)
+    {
+      profile_free (prof);
+      return EXIT_ERROR;
+    }
   /* stap's staprun and stapio, orphaned when stap is killed, become
      gostap's children rather than init's, for stop_orphans to find.  */
   prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   fflush (NULL);
-  /* posix_spawn, not fork: a fork copies the page tables of the binary
-     gostap read (tens of MB) only for exec to drop them.  */
-  posix_spawn_file_actions_t fa;
   pid_t pid = -1;
-  int se = posix_spawn_file_actions_init (&fa);
-  if (se == 0)
-    {
-      for (int i = !stacks; se == 0 && i < 2; i++)
-        if ((se = posix_spawn_file_actions_addclose (&fa, fds[i][0])) == 0
-            && (se = posix_spawn_file_actions_adddup2 (
-                  &fa, fds[i][1], i == 0 ? STDOUT_FILENO : STDERR_FILENO)) == 0)
-          se = posix_spawn_file_actions_addclose (&fa, fds[i][1]);
-      if (se == 0)
-        se = posix_spawnp (&pid, sargv[0], &fa, NULL, sargv, environ);
-      posix_spawn_file_actions_destroy (&fa);
-    }
+  int se = spawn_stap (sargv, fds, stacks, &pid);
   if (se != 0)
     {
       error (0, se, "cannot run '%s'", sargv[0]);
@@ -361,13 +484,7 @@ run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
   for (int i = !stacks; i < 2; i++)
     close (fds[i][1]);
   stap_pid = pid;
-  /* SA_RESTART: the relay goes on after the signal (stap prints its end
-     probes' output after ^C).  */
-  struct sigaction sa = { .sa_handler = pass_on, .sa_flags = SA_RESTART };
-  sigemptyset (&sa.sa_mask);
-  sigaction (SIGINT, &sa, NULL);
-  sigaction (SIGTERM, &sa, NULL);
-  sigaction (SIGHUP, &sa, NULL);
+  catch_signals ();
   int status = 0;
   struct stream out = { .fd = fds[0][0] }, err = { .fd = fds[1][0] };
   struct run_stderr e = { .b = b, .all = all_warnings, .sysroot = sysroot };
@@ -376,21 +493,8 @@ run_stap (char **sargv, const struct go_bin *b, bool all_warnings,
   if (stacks && outfile != NULL && access (outfile, F_OK) == 0
       && expand_file (outfile, b, prof) != 0 && ret == EXIT_OK)
     ret = EXIT_ERROR;
-  bool stap_ok = WIFEXITED (status) && WEXITSTATUS (status) == 0;
-  if (prof != NULL && !stap_ok)
-    {
-      /* What a failed run printed is not the whole profile.  */
-      const char *outs[2] = { pprof, folded };
-      for (int i = 0; i < 2; i++)
-        if (outs[i] != NULL)
-          error (0, 0, "%s not written: stap %s %d", outs[i],
-                 WIFEXITED (status) ? "failed with exit status"
-                 : "was killed by signal",
-                 WIFEXITED (status) ? WEXITSTATUS (status)
-                 : WTERMSIG (status));
-    }
-  else if (prof != NULL && profile_write (prof, pprof, folded) != 0
-           && ret == EXIT_OK)
+  if (prof != NULL && finish_profile (prof, status, pprof, folded) != 0
+      && ret == EXIT_OK)
     ret = EXIT_ERROR;
   profile_free (prof);
   if (WIFEXITED (status))
