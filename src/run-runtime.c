@@ -323,6 +323,92 @@ out:
   return ret;
 }
 
+static int walk (const char *root, const char *rel, const char *to,
+                 uint64_t *sum);
+
+/* The hash of the entry SUB (its path in the runtime) of status ST: its
+   path, type, size and mtime.  */
+static uint64_t
+entry_hash (const char *sub, const struct stat *st)
+{
+  uint64_t h = fnv1a (FNV1A_BASIS, sub, strlen (sub) + 1);
+  unsigned type = (unsigned) (st->st_mode & S_IFMT);
+  h = fnv1a (h, &type, sizeof type);
+  h = fnv1a (h, &st->st_size, sizeof st->st_size);
+  h = fnv1a (h, &st->st_mtim, sizeof st->st_mtim);
+  return h;
+}
+
+/* The symbolic link FROM again at DST.  0, or -1 after one line.  */
+static int
+copy_link (const char *from, const char *dst)
+{
+  char target[4096];
+  ssize_t n = readlink (from, target, sizeof target - 1);
+  if (n < 0)
+    {
+      error (0, errno, "%s: readlink", from);
+      return -1;
+    }
+  target[n] = '\0';
+  if (symlink (target, dst) != 0)
+    {
+      error (0, errno, "%s: symlink", dst);
+      return -1;
+    }
+  return 0;
+}
+
+/* The entry NAME of the directory REL under ROOT, for walk: its hash
+   added to *SUM; a directory walked; when TO is not NULL, copied to
+   TO/REL/NAME.  0, or -1 after one line.  */
+static int
+walk_entry (const char *root, const char *rel, const char *name,
+            const char *to, uint64_t *sum)
+{
+  char *sub = NULL, *from = NULL, *dst = NULL;
+  struct stat st;
+  int ret = 0;
+  if (asprintf (&sub, "%s/%s", rel, name) < 0)
+    sub = NULL;
+  else if (asprintf (&from, "%s%s", root, sub) < 0)
+    from = NULL;
+  else if (to != NULL && asprintf (&dst, "%s%s", to, sub) < 0)
+    dst = NULL;
+  if (sub == NULL || from == NULL || (to != NULL && dst == NULL))
+    {
+      error (0, errno, "asprintf");
+      ret = -1;
+    }
+  else if (lstat (from, &st) != 0)
+    {
+      error (0, errno, "%s: lstat", from);
+      ret = -1;
+    }
+  else
+    {
+      *sum += entry_hash (sub, &st);
+      if (S_ISDIR (st.st_mode))
+        {
+          if (dst != NULL && mkdir (dst, 0755) != 0)
+            {
+              error (0, errno, "%s: mkdir", dst);
+              ret = -1;
+            }
+          else
+            ret = walk (root, sub, to, sum);
+        }
+      else if (dst != NULL && S_ISREG (st.st_mode))
+        ret = copy_file (from, dst, st.st_mode);
+      else if (dst != NULL && S_ISLNK (st.st_mode))
+        ret = copy_link (from, dst);
+    }
+  free (sub);
+  free (from);
+  free (dst);
+  return ret;
+}
+
 /* Walk the runtime tree under ROOT, at REL ("" for ROOT itself): add to
    *SUM a hash of each entry's path, type, size and mtime (a sum: the
    order readdir gives does not matter); when TO is not NULL, copy each
@@ -346,71 +432,8 @@ walk (const char *root, const char *rel, const char *to, uint64_t *sum)
     }
   int ret = 0;
   for (struct dirent *e; ret == 0 && (errno = 0, e = readdir (d)) != NULL;)
-    {
-      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
-        continue;
-      char *sub = NULL, *from = NULL, *dst = NULL;
-      struct stat st;
-      if (asprintf (&sub, "%s/%s", rel, e->d_name) < 0)
-        sub = NULL;
-      else if (asprintf (&from, "%s%s", root, sub) < 0)
-        from = NULL;
-      else if (to != NULL && asprintf (&dst, "%s%s", to, sub) < 0)
-        dst = NULL;
-      if (sub == NULL || from == NULL || (to != NULL && dst == NULL))
-        {
-          error (0, errno, "asprintf");
-          ret = -1;
-        }
-      else if (lstat (from, &st) != 0)
-        {
-          error (0, errno, "%s: lstat", from);
-          ret = -1;
-        }
-      else
-        {
-          uint64_t h = fnv1a (FNV1A_BASIS, sub, strlen (sub) + 1);
-          unsigned type = (unsigned) (st.st_mode & S_IFMT);
-          h = fnv1a (h, &type, sizeof type);
-          h = fnv1a (h, &st.st_size, sizeof st.st_size);
-          h = fnv1a (h, &st.st_mtim, sizeof st.st_mtim);
-          *sum += h;
-          if (S_ISDIR (st.st_mode))
-            {
-              if (dst != NULL && mkdir (dst, 0755) != 0)
-                {
-                  error (0, errno, "%s: mkdir", dst);
-                  ret = -1;
-                }
-              else
-                ret = walk (root, sub, to, sum);
-            }
-          else if (dst != NULL && S_ISREG (st.st_mode))
-            ret = copy_file (from, dst, st.st_mode);
-          else if (dst != NULL && S_ISLNK (st.st_mode))
-            {
-              char target[4096];
-              ssize_t n = readlink (from, target, sizeof target - 1);
-              if (n < 0)
-                {
-                  error (0, errno, "%s: readlink", from);
-                  ret = -1;
-                }
-              else
-                {
-                  target[n] = '\0';
-                  if (symlink (target, dst) != 0)
-                    {
-                      error (0, errno, "%s: symlink", dst);
-                      ret = -1;
-                    }
-                }
-            }
-        }
-      free (sub);
-      free (from);
-      free (dst);
-    }
+    if (strcmp (e->d_name, ".") != 0 && strcmp (e->d_name, "..") != 0)
+      ret = walk_entry (root, rel, e->d_name, to, sum);
   if (ret == 0 && errno != 0)
     {
       error (0, errno, "%s: readdir", dir);
@@ -520,6 +543,77 @@ patch (const char *tmp)
   return 0;
 }
 
+/* The cache key of the copy of runtime RT of stap MAJOR.MINOR into *KEYP:
+   a hash of the changed files' bytes and the changes (hunks_in), the
+   version, RT's path, and every file's name, size and mtime (walk).  0,
+   or -1 after one line.  */
+static int
+runtime_key (const char *rt, int major, int minor, uint64_t *keyp)
+{
+  uint64_t sum = 0, key = FNV1A_BASIS;
+  if (hunks_in (rt, &key) != NHUNKS)
+    {
+      error (0, 0, "%s: the lines gostap changes in %s and %s are not "
+             "there once each", rt, relay, transport);
+      return -1;
+    }
+  int v[2] = { major, minor };
+  key = fnv1a (key, v, sizeof v);
+  key = fnv1a (key, rt, strlen (rt) + 1);
+  if (walk (rt, "", NULL, &sum) != 0)
+    return -1;
+  *keyp = fnv1a (key, &sum, sizeof sum);
+  return 0;
+}
+
+/* A temporary directory in CACHE/runtime (malloc'd), beside the copy
+   and renamed to it once complete; NULL after one line.  */
+static char *
+make_tmp (const char *cache)
+{
+  char *tmp;
+  if (asprintf (&tmp, "%s/runtime/.tmp.XXXXXX", cache) < 0)
+    {
+      error (0, errno, "asprintf");
+      return NULL;
+    }
+  *strrchr (tmp, '/') = '\0';
+  bool made = make_dirs (tmp) == 0;
+  if (!made)
+    error (0, errno, "%s: mkdir", tmp);
+  tmp[strlen (tmp)] = '/';
+  if (made && mkdtemp (tmp) == NULL)
+    {
+      error (0, errno, "%s: mkdtemp", tmp);
+      made = false;
+    }
+  if (!made)
+    {
+      /* Nothing of ours to remove.  */
+      free (tmp);
+      return NULL;
+    }
+  return tmp;
+}
+
+/* Copy runtime RT into TMP (make_tmp) with the fixes.  0, or -1 after
+   one line.  */
+static int
+fill_copy (const char *rt, const char *tmp)
+{
+  uint64_t sum = 0;
+  if (walk (rt, "", tmp, &sum) != 0 || patch (tmp) != 0)
+    return -1;
+  /* mkdtemp made it 0700: readable as the runtime is, by stap's build
+     (a chroot's root, too).  */
+  if (chmod (tmp, 0755) != 0)
+    {
+      error (0, errno, "%s: chmod", tmp);
+      return -1;
+    }
+  return 0;
+}
+
 /* The fixed copy of runtime RT of stap MAJOR.MINOR (malloc'd), made if
    not there, or NULL after one line; *REFUSED then when the cache may not
    be trusted (run_cache_trust): no copy is better than that one.  */
@@ -527,19 +621,9 @@ static char *
 make_copy (const char *rt, int major, int minor, bool *refused)
 {
   char *cache = NULL, *dir = NULL, *tmp = NULL, *ret = NULL;
-  uint64_t sum = 0, key = FNV1A_BASIS;
-  if (hunks_in (rt, &key) != NHUNKS)
-    {
-      error (0, 0, "%s: the lines gostap changes in %s and %s are not "
-             "there once each", rt, relay, transport);
-      goto out;
-    }
-  int v[2] = { major, minor };
-  key = fnv1a (key, v, sizeof v);
-  key = fnv1a (key, rt, strlen (rt) + 1);
-  if (walk (rt, "", NULL, &sum) != 0)
+  uint64_t key;
+  if (runtime_key (rt, major, minor, &key) != 0)
     goto out;
-  key = fnv1a (key, &sum, sizeof sum);
   *refused = true;
   if ((cache = run_cache_root ()) == NULL)
     goto out;
@@ -560,41 +644,9 @@ make_copy (const char *rt, int major, int minor, bool *refused)
       dir = NULL;
       goto out;
     }
-  /* A temporary directory beside DIR, renamed to it once complete.  */
-  if (asprintf (&tmp, "%s/runtime/.tmp.XXXXXX", cache) < 0)
-    {
-      error (0, errno, "asprintf");
-      tmp = NULL;
-      goto out;
-    }
-  *strrchr (tmp, '/') = '\0';
-  bool made = make_dirs (tmp) == 0;
-  if (!made)
-    error (0, errno, "%s: mkdir", tmp);
-  tmp[strlen (tmp)] = '/';
-  if (made && mkdtemp (tmp) == NULL)
-    {
-      error (0, errno, "%s: mkdtemp", tmp);
-      made = false;
-    }
-  if (!made)
-    {
-      /* Nothing of ours to remove.  */
-      free (tmp);
-      tmp = NULL;
-      goto out;
-    }
-  sum = 0;
-  if (walk (rt, "", tmp, &sum) != 0 || patch (tmp) != 0)
-    goto out;
-  /* mkdtemp made it 0700: readable as the runtime is, by stap's build
-     (a chroot's root, too).  */
-  if (chmod (tmp, 0755) != 0)
-    {
-      error (0, errno, "%s: chmod", tmp);
-      goto out;
-    }
-  if (run_cache_publish (tmp, dir, false) != 0)
+  if ((tmp = make_tmp (cache)) == NULL
+      || fill_copy (rt, tmp) != 0
+      || run_cache_publish (tmp, dir, false) != 0)
     goto out;
   ret = dir;
   dir = NULL;
