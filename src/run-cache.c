@@ -180,6 +180,67 @@ out:
   return r;
 }
 
+/* Open BUF (an absolute path; the cache root is its first ROOTLEN
+   bytes) one component at a time from "/", into *FDP, none of them
+   followed if a link, each judged (judge), *ST the status of the last
+   one opened.  0 when the whole path was; 1 when a component is not
+   there yet, or one before the last is no directory: nothing more to
+   check; -1 after one line.  */
+static int
+walk_path (char *buf, size_t rootlen, int *fdp, struct stat *st)
+{
+  if ((*fdp = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0
+      || fstat (*fdp, st) != 0)
+    {
+      error (0, errno, "/");
+      return -1;
+    }
+  if (judge ("/", st, false, false) != 0)
+    return -1;
+  /* One component at a time: BUF up to P is the path checked so far.  */
+  for (char *p = buf + 1; *p != '\0';)
+    {
+      char *end = strchr (p, '/');
+      if (end == p)
+        {
+          p++;
+          continue;
+        }
+      if (end != NULL)
+        *end = '\0';
+      int next = openat (*fdp, p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (next < 0 && errno == ENOENT)
+        {
+          /* Not there yet: what gostap makes there it makes in a
+             directory just checked, where no one else can.  */
+          return 1;
+        }
+      if (next < 0 || fstat (next, st) != 0)
+        {
+          error (0, errno, "%s", buf);
+          if (next >= 0)
+            close (next);
+          return -1;
+        }
+      close (*fdp);
+      *fdp = next;
+      bool inside = (size_t) (p + strlen (p) - buf) >= rootlen;
+      if (judge (buf, st, inside, false) != 0)
+        return -1;
+      if (end == NULL)
+        break;
+      if (!S_ISDIR (st->st_mode))
+        {
+          /* Ours, but no directory: nothing can be under it, and what
+             would use it fails on its own (one line naming the call).  */
+          return 1;
+        }
+      *end = '/';
+      p = end + 1;
+    }
+  return 0;
+}
+
 int
 run_cache_trust (const char *path, unsigned how)
 {
@@ -197,56 +258,11 @@ run_cache_trust (const char *path, unsigned how)
       error (0, 0, "%s: not in gostap's cache %s", path, root);
       goto out;
     }
-  if ((fd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0
-      || fstat (fd, &st) != 0)
+  int r = walk_path (buf, rootlen, &fd, &st);
+  if (r != 0)
     {
-      error (0, errno, "/");
+      ret = r > 0 ? 0 : -1;
       goto out;
-    }
-  if (judge ("/", &st, false, false) != 0)
-    goto out;
-  /* One component at a time: BUF up to P is the path checked so far.  */
-  for (char *p = buf + 1; *p != '\0';)
-    {
-      char *end = strchr (p, '/');
-      if (end == p)
-        {
-          p++;
-          continue;
-        }
-      if (end != NULL)
-        *end = '\0';
-      int next = openat (fd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-      if (next < 0 && errno == ENOENT)
-        {
-          /* Not there yet: what gostap makes there it makes in a
-             directory just checked, where no one else can.  */
-          ret = 0;
-          goto out;
-        }
-      if (next < 0 || fstat (next, &st) != 0)
-        {
-          error (0, errno, "%s", buf);
-          if (next >= 0)
-            close (next);
-          goto out;
-        }
-      close (fd);
-      fd = next;
-      bool inside = (size_t) (p + strlen (p) - buf) >= rootlen;
-      if (judge (buf, &st, inside, false) != 0)
-        goto out;
-      if (end == NULL)
-        break;
-      if (!S_ISDIR (st.st_mode))
-        {
-          /* Ours, but no directory: nothing can be under it, and what
-             would use it fails on its own (one line naming the call).  */
-          ret = 0;
-          goto out;
-        }
-      *end = '/';
-      p = end + 1;
     }
   if ((how & RUN_TRUST_TREE) && S_ISDIR (st.st_mode))
     {
