@@ -305,6 +305,71 @@ join_suffix (char *out, size_t size, const char *base, const char *name)
   out[k] = '\0';
 }
 
+/* walk_type and the walks of arrays and structs below call each other.  */
+static int walk_type (struct walk *w, Dwarf_Die *t, uint64_t off,
+                      const char *suffix, int depth);
+
+/* Walk the elements of array type T (SIZE bytes) at byte OFF of the
+   value, each named by its index.  -1 when not understood.  */
+static int
+walk_array (struct walk *w, Dwarf_Die *t, uint64_t size, uint64_t off,
+            const char *suffix, int depth)
+{
+  char sub[sizeof w->leaves[0].suffix];
+  uint64_t n;
+  Dwarf_Die e;
+  if (!array_len (t, &n) || (n > 0 && !type_of (t, &e)))
+    return -1;
+  if (n > 1)
+    w->big_array = true;
+  if (n > MAX_LEAVES)
+    {
+      w->too_many = true;
+      return 0;
+    }
+  uint64_t esize = n ? size / n : 0;
+  for (uint64_t i = 0; i < n; i++)
+    {
+      char idx[24];
+      snprintf (idx, sizeof idx, "%" PRIu64, i);
+      join_suffix (sub, sizeof sub, suffix, idx);
+      Dwarf_Die et = e;
+      if (walk_type (w, &et, off + i * esize, sub, depth + 1) != 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* Walk the fields of struct type T at byte OFF of the value, each named
+   by its name.  -1 when not understood.  */
+static int
+walk_struct (struct walk *w, Dwarf_Die *t, uint64_t off, const char *suffix,
+             int depth)
+{
+  char sub[sizeof w->leaves[0].suffix];
+  Dwarf_Die m;
+  if (dwarf_child (t, &m) != 0)
+    return 0;                   /* struct{} */
+  do
+    {
+      Dwarf_Die mt;
+      Dwarf_Attribute a;
+      Dwarf_Word moff;
+      if (dwarf_tag (&m) != DW_TAG_member)
+        continue;
+      if (!type_of (&m, &mt)
+          || dwarf_attr (&m, DW_AT_data_member_location, &a) == NULL
+          || dwarf_formudata (&a, &moff) != 0)
+        return -1;
+      const char *fname = dwarf_diename (&m);
+      join_suffix (sub, sizeof sub, suffix, fname ? fname : "_");
+      if (walk_type (w, &mt, off + moff, sub, depth + 1) != 0)
+        return -1;
+    }
+  while (dwarf_siblingof (&m, &m) == 0);
+  return 0;
+}
+
 /* Walk type T at byte OFF of the value.  -1 when not understood.  */
 static int
 walk_type (struct walk *w, Dwarf_Die *t, uint64_t off, const char *suffix,
@@ -359,54 +424,9 @@ walk_type (struct walk *w, Dwarf_Die *t, uint64_t off, const char *suffix,
       add_leaf (w, K_INT, 8, off + 16, sub);
       return 0;
     case K_ARRAY:
-      {
-        uint64_t n;
-        Dwarf_Die e;
-        if (!array_len (t, &n) || (n > 0 && !type_of (t, &e)))
-          return -1;
-        if (n > 1)
-          w->big_array = true;
-        if (n > MAX_LEAVES)
-          {
-            w->too_many = true;
-            return 0;
-          }
-        uint64_t esize = n ? size / n : 0;
-        for (uint64_t i = 0; i < n; i++)
-          {
-            char idx[24];
-            snprintf (idx, sizeof idx, "%" PRIu64, i);
-            join_suffix (sub, sizeof sub, suffix, idx);
-            Dwarf_Die et = e;
-            if (walk_type (w, &et, off + i * esize, sub, depth + 1) != 0)
-              return -1;
-          }
-        return 0;
-      }
+      return walk_array (w, t, size, off, suffix, depth);
     case K_STRUCT:
-      {
-        Dwarf_Die m;
-        if (dwarf_child (t, &m) != 0)
-          return 0;             /* struct{} */
-        do
-          {
-            Dwarf_Die mt;
-            Dwarf_Attribute a;
-            Dwarf_Word moff;
-            if (dwarf_tag (&m) != DW_TAG_member)
-              continue;
-            if (!type_of (&m, &mt)
-                || dwarf_attr (&m, DW_AT_data_member_location, &a) == NULL
-                || dwarf_formudata (&a, &moff) != 0)
-              return -1;
-            const char *fname = dwarf_diename (&m);
-            join_suffix (sub, sizeof sub, suffix, fname ? fname : "_");
-            if (walk_type (w, &mt, off + moff, sub, depth + 1) != 0)
-              return -1;
-          }
-        while (dwarf_siblingof (&m, &m) == 0);
-        return 0;
-      }
+      return walk_struct (w, t, off, suffix, depth);
     default:
       return -1;
     }
