@@ -157,6 +157,87 @@ out:
   return ret;
 }
 
+/* Open the binary PATH into B (with its companion debug file when it has
+   no DWARF and no .symtab) and read the runtime's offsets into LAYOUT:
+   EXIT_OK, or the exit status after one line.  */
+static int
+open_probeable (struct go_bin *b, const char *path, struct go_layout *layout)
+{
+  int ret = select_prepare (b, path, 0, NULL);
+  if (ret == EXIT_OK && !b->has_dwarf && !b->has_symtab)
+    ret = companion (b, path);
+  if (ret == EXIT_OK)
+    ret = write_check_probeable (b);
+  if (ret == EXIT_OK && gobin_runtime_layout (b, layout) != 0)
+    ret = EXIT_BADINPUT;
+  return ret;
+}
+
+/* What go_funcs.stp is written for: the N functions selected, with
+   whether the script pairs the entry and the return probe of each, and
+   the NINL names of functions with inlined copies only.  */
+struct gen_sel
+{
+  const struct go_func **funcs;
+  bool *paired;
+  size_t n;
+  const char **inl;
+  size_t ninl;
+};
+
+/* Read the script PATH into S, expand its @go_fmt uses, and set
+   GS->paired: which of GS's functions it probes at both the entry and
+   the return.  EXIT_OK, or the exit status after one line.  */
+static int
+script_pairs (struct go_bin *b, const char *path, struct run_script *s,
+              struct gen_sel *gs)
+{
+  if (run_read_script (s, path, NULL) != 0)
+    return EXIT_ERROR;
+  int ret = run_expand_go_fmt (b, s);
+  if (ret != EXIT_OK)
+    return ret;
+  write_fmt_names = s->fmt_names;
+  gs->paired = calloc (gs->n ? gs->n : 1, sizeof *gs->paired);
+  if (gs->paired == NULL)
+    {
+      error (0, errno, "calloc");
+      return EXIT_ERROR;
+    }
+  for (size_t i = 0; i < gs->n; i++)
+    {
+      char *alias = func_probe_name (gs->funcs[i]);
+      if (alias == NULL)
+        return EXIT_ERROR;
+      bool returns;
+      run_script_uses (s, alias, &returns, &gs->paired[i]);
+      free (alias);
+    }
+  return EXIT_OK;
+}
+
+/* Write the tapsets into DIR (created if needed): go_target.stp with
+   LAYOUT's offsets, go_funcs.stp of GS from M, and the expanded copy of
+   the script S when it uses @go_fmt.  EXIT_OK, or EXIT_ERROR after one
+   line.  */
+static int
+write_dir (const struct go_bin *b, const struct go_layout *layout,
+           struct go_model *m, const struct gen_sel *gs,
+           const struct run_script *s, const char *dir)
+{
+  if (mkdir (dir, 0755) != 0 && errno != EEXIST)
+    {
+      error (0, errno, "cannot create '%s'", dir);
+      return EXIT_ERROR;
+    }
+  if (write_target (b, layout, dir) != 0
+      || write_funcs (m, layout, gs->funcs, gs->paired, gs->n, gs->inl,
+                      gs->ninl, dir) != 0
+      || (s->expanded && write_expanded (s, dir) != 0))
+    return EXIT_ERROR;
+  return EXIT_OK;
+}
+
 int
 cmd_gen (int argc, char **argv)
 {
@@ -191,23 +272,14 @@ cmd_gen (int argc, char **argv)
   struct gen_args a = { 0 };
   struct go_bin b;
   struct go_layout layout;
-  const struct go_func **sel = NULL;
-  bool *paired = NULL;
+  struct gen_sel gs = { 0 };
   struct run_script script = { 0 };
   struct go_model *m = NULL;
-  const char **inl = NULL;
-  size_t n = 0, ninl = 0;
   int ret;
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     return EXIT_USAGE;
 
-  ret = select_prepare (&b, a.sel.binary, 0, NULL);
-  if (ret == EXIT_OK && !b.has_dwarf && !b.has_symtab)
-    ret = companion (&b, a.sel.binary);
-  if (ret == EXIT_OK)
-    ret = write_check_probeable (&b);
-  if (ret == EXIT_OK && gobin_runtime_layout (&b, &layout) != 0)
-    ret = EXIT_BADINPUT;
+  ret = open_probeable (&b, a.sel.binary, &layout);
   if (ret != EXIT_OK)
     goto out;
   m = go_model_begin (&b);
@@ -218,61 +290,24 @@ cmd_gen (int argc, char **argv)
     }
   a.sel.model = m;
   ret = select_functions (&b, &a.sel, write_runtime_events,
-                          write_nruntime_events, &sel, &n);
+                          write_nruntime_events, &gs.funcs, &gs.n);
   if (ret == EXIT_OK)
-    ret = select_inlined_only (&b, &a.sel, &inl, &ninl);
-  if (ret != EXIT_OK)
-    goto out;
-  ret = EXIT_ERROR;
-  if (a.script != NULL)
-    {
-      if (run_read_script (&script, a.script, NULL) != 0)
-        goto out;
-      if ((ret = run_expand_go_fmt (&b, &script)) != EXIT_OK)
-        goto out;
-      ret = EXIT_ERROR;
-      write_fmt_names = script.fmt_names;
-      paired = calloc (n ? n : 1, sizeof *paired);
-      if (paired == NULL)
-        {
-          error (0, errno, "calloc");
-          goto out;
-        }
-      for (size_t i = 0; i < n; i++)
-        {
-          char *alias = func_probe_name (sel[i]);
-          if (alias == NULL)
-            goto out;
-          bool returns;
-          run_script_uses (&script, alias, &returns, &paired[i]);
-          free (alias);
-        }
-    }
+    ret = select_inlined_only (&b, &a.sel, &gs.inl, &gs.ninl);
+  if (ret == EXIT_OK && a.script != NULL)
+    ret = script_pairs (&b, a.script, &script, &gs);
   /* stap by hand on libdw < 0.191: what to give it, in one line; before
      any file is written, so that a failure leaves none.  */
-  int hint = run_aranges_hint (&b, a.aranges);
-  if (hint == EXIT_OK)
-    hint = run_runtime_hint (a.fixed_runtime);
-  if (hint != EXIT_OK)
-    {
-      ret = hint;
-      goto out;
-    }
-  if (mkdir (a.outdir, 0755) != 0 && errno != EEXIST)
-    {
-      error (0, errno, "cannot create '%s'", a.outdir);
-      goto out;
-    }
-  if (write_target (&b, &layout, a.outdir) != 0
-      || write_funcs (m, &layout, sel, paired, n, inl, ninl, a.outdir) != 0
-      || (script.expanded && write_expanded (&script, a.outdir) != 0))
-    goto out;
-  ret = EXIT_OK;
+  if (ret == EXIT_OK)
+    ret = run_aranges_hint (&b, a.aranges);
+  if (ret == EXIT_OK)
+    ret = run_runtime_hint (a.fixed_runtime);
+  if (ret == EXIT_OK)
+    ret = write_dir (&b, &layout, m, &gs, &script, a.outdir);
 out:
   go_model_end (m);
-  free (sel);
-  free (inl);
-  free (paired);
+  free (gs.funcs);
+  free (gs.inl);
+  free (gs.paired);
   run_script_free (&script);
   gobin_close (&b);
   return ret;
