@@ -204,6 +204,128 @@ by_addr (const void *x, const void *y)
   return a < b ? -1 : a > b;
 }
 
+/* The first malformed descriptor's problem, said once at the end with
+   the count of the others: one line, however many are bad.  */
+struct bad
+{
+  char err[512], other[512];
+  size_t n;
+};
+
+/* The descriptors read, in the order of the walk.  */
+struct found
+{
+  struct go_type *v;
+  size_t n, cap;
+};
+
+/* Start W at ADDRS, else (none given) at the roots of TS's type data:
+   EXIT_OK, or the exit status after one line.  */
+static int
+walk_start (struct walk *w, const struct addr_list *addrs,
+            struct go_types *ts)
+{
+  struct addr_list roots = { 0 };
+  int oom = 0;
+  if (addrs->n == 0 && go_types_roots (ts, &roots) != 0)
+    {
+      addr_list_free (&roots);
+      return EXIT_BADINPUT;
+    }
+  const struct addr_list *from = addrs->n > 0 ? addrs : &roots;
+  for (size_t i = 0; i < from->n; i++)
+    oom |= walk_add (w, from->v[i]);
+  addr_list_free (&roots);
+  if (oom != 0)
+    {
+      error (0, 0, "out of memory");
+      return EXIT_ERROR;
+    }
+  return EXIT_OK;
+}
+
+/* Append T to FD, with room for the WANT addresses of the walk when it
+   is full: 0, or -1 when out of memory.  */
+static int
+found_push (struct found *fd, const struct go_type *t, size_t want)
+{
+  if (fd->n == fd->cap)
+    {
+      /* The walk grew the list: room for every address of it.  */
+      struct go_type *n = realloc (fd->v, want * sizeof *fd->v);
+      if (n == NULL)
+        return -1;
+      fd->v = n;
+      fd->cap = want;
+    }
+  fd->v[fd->n++] = *t;
+  return 0;
+}
+
+/* Read the descriptor at each address of W into FD, and when FOLLOW add
+   the types each refers to to W; count the malformed ones in BAD.  0, or
+   -1 after one line when out of memory.  */
+static int
+read_all (struct go_types *ts, struct walk *w, bool follow,
+          struct found *fd, struct bad *bad)
+{
+  fd->cap = w->work.n > 0 ? w->work.n : 1;
+  fd->v = calloc (fd->cap, sizeof *fd->v);
+  if (fd->v == NULL)
+    {
+      error (0, 0, "out of memory");
+      return -1;
+    }
+  for (size_t i = 0; i < w->work.n; i++)
+    {
+      struct go_type t;
+      if (go_type_read (ts, w->work.v[i], &t,
+                        bad->n == 0 ? bad->err : bad->other,
+                        sizeof bad->err) != 0)
+        {
+          bad->n++;
+          continue;
+        }
+      if ((follow && walk_children (w, &t) != 0)
+          || found_push (fd, &t, w->work.n) != 0)
+        {
+          go_type_free (&t);
+          error (0, 0, "out of memory");
+          return -1;
+        }
+    }
+  return 0;
+}
+
+/* Print FD's descriptors in address order, as JSON or text, then say
+   BAD's malformed ones of the binary PATH in one line: the exit
+   status.  */
+static int
+print_found (struct found *fd, bool json, const char *path,
+             const struct bad *bad)
+{
+  qsort (fd->v, fd->n, sizeof *fd->v, by_addr);
+  for (size_t i = 0; i < fd->n; i++)
+    (json ? print_json : print_text) (stdout, &fd->v[i]);
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      error (0, 0, "cannot write the output");
+      return EXIT_ERROR;
+    }
+  if (bad->n == 1)
+    {
+      error (0, 0, "%s: %s", path, bad->err);
+      return EXIT_BADINPUT;
+    }
+  if (bad->n > 1)
+    {
+      error (0, 0, "%s: %s (and %zu more malformed descriptors)", path,
+             bad->err, bad->n - 1);
+      return EXIT_BADINPUT;
+    }
+  return EXIT_OK;
+}
+
 int
 cmd_types (int argc, char **argv)
 {
@@ -228,15 +350,8 @@ cmd_types (int argc, char **argv)
   struct go_bin b;
   struct go_types ts;
   struct walk w = { 0 };
-  struct go_type *out = NULL;
-  size_t nout = 0, cap;
-  struct addr_list roots = { 0 };
-  const struct addr_list *from;
-  int oom = 0;
-  /* The first malformed descriptor's problem, said once at the end with
-     the count of the others: one line, however many are bad.  */
-  char err[512], other[512];
-  size_t nbad = 0;
+  struct found fd = { 0 };
+  struct bad bad = { .n = 0 };
   int ret;
   if (argp_parse (&argp, argc, argv, 0, NULL, &a) != 0)
     {
@@ -255,79 +370,17 @@ cmd_types (int argc, char **argv)
       error (0, 0, "out of memory");
       goto out;
     }
-  if (a.addrs.n == 0 && go_types_roots (&ts, &roots) != 0)
-    {
-      addr_list_free (&roots);
-      ret = EXIT_BADINPUT;
-      goto out;
-    }
-  from = a.addrs.n > 0 ? &a.addrs : &roots;
-  for (size_t i = 0; i < from->n; i++)
-    oom |= walk_add (&w, from->v[i]);
-  addr_list_free (&roots);
-  cap = w.work.n > 0 ? w.work.n : 1;
-  out = calloc (cap, sizeof *out);
-  if (oom != 0 || out == NULL)
-    {
-      error (0, 0, "out of memory");
-      goto out;
-    }
-  ret = EXIT_OK;
-  for (size_t i = 0; i < w.work.n; i++)
-    {
-      struct go_type t;
-      if (go_type_read (&ts, w.work.v[i], &t, nbad == 0 ? err : other,
-                        sizeof err) != 0)
-        {
-          nbad++;
-          continue;
-        }
-      if (a.addrs.n == 0 && walk_children (&w, &t) != 0)
-        {
-          go_type_free (&t);
-          error (0, 0, "out of memory");
-          ret = EXIT_ERROR;
-          goto out;
-        }
-      if (nout == cap)
-        {
-          /* The walk grew the list: room for every address of it.  */
-          struct go_type *n = realloc (out, w.work.n * sizeof *out);
-          if (n == NULL)
-            {
-              go_type_free (&t);
-              error (0, 0, "out of memory");
-              ret = EXIT_ERROR;
-              goto out;
-            }
-          out = n;
-          cap = w.work.n;
-        }
-      out[nout++] = t;
-    }
-  qsort (out, nout, sizeof *out, by_addr);
-  for (size_t i = 0; i < nout; i++)
-    (a.json ? print_json : print_text) (stdout, &out[i]);
-  if (fflush (stdout) != 0 || ferror (stdout))
-    {
-      error (0, 0, "cannot write the output");
-      ret = EXIT_ERROR;
-    }
-  else if (nbad == 1)
-    {
-      error (0, 0, "%s: %s", b.path, err);
-      ret = EXIT_BADINPUT;
-    }
-  else if (nbad > 1)
-    {
-      error (0, 0, "%s: %s (and %zu more malformed descriptors)", b.path,
-             err, nbad - 1);
-      ret = EXIT_BADINPUT;
-    }
+  ret = walk_start (&w, &a.addrs, &ts);
+  if (ret != EXIT_OK)
+    goto out;
+  ret = EXIT_ERROR;
+  if (read_all (&ts, &w, a.addrs.n == 0, &fd, &bad) != 0)
+    goto out;
+  ret = print_found (&fd, a.json, b.path, &bad);
 out:
-  for (size_t i = 0; i < nout; i++)
-    go_type_free (&out[i]);
-  free (out);
+  for (size_t i = 0; i < fd.n; i++)
+    go_type_free (&fd.v[i]);
+  free (fd.v);
   free (w.ht);
   addr_list_free (&w.work);
   addr_list_free (&a.addrs);
