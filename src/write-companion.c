@@ -703,15 +703,14 @@ kept_segment (const struct go_bin *b, size_t i, GElf_Phdr *ph)
     && (ph->p_type == PT_LOAD || ph->p_type == PT_NOTE);
 }
 
-/* Lay the companion out in E.  */
+/* E's ELF header, from the binary's: its identification, type, machine,
+   entry and flags.  *NPH: the binary's number of program headers.  */
 static int
-layout (Elf *e, struct companion *c, struct go_model *m,
-        const struct go_bin *b)
+copy_ehdr (Elf *e, const struct go_bin *b, size_t *nph)
 {
   GElf_Ehdr in, out;
-  size_t nph;
   if (gelf_getehdr (gobin_elf (b), &in) == NULL
-      || elf_getphdrnum (gobin_elf (b), &nph) != 0)
+      || elf_getphdrnum (gobin_elf (b), nph) != 0)
     {
       error (0, 0, "%s: gelf_getehdr: %s", b->path, elf_errmsg (-1));
       return EXIT_ERROR;
@@ -727,10 +726,16 @@ layout (Elf *e, struct companion *c, struct go_model *m,
   out.e_flags = in.e_flags;
   if (gelf_update_ehdr (e, &out) == 0)
     return elf_failed ("gelf_update_ehdr");
-  /* The binary's loadable segments and notes, as they are: libdwfl
-     relates the debug file to the binary through its first PT_LOAD.  The
-     others (PT_DYNAMIC, PT_INTERP, ...) would name sections a debug file
-     has no contents for.  */
+  return EXIT_OK;
+}
+
+/* E's program headers: the binary's loadable segments and notes (of its
+   NPH), as they are.  libdwfl relates the debug file to the binary
+   through its first PT_LOAD.  The others (PT_DYNAMIC, PT_INTERP, ...)
+   would name sections a debug file has no contents for.  */
+static int
+copy_segments (Elf *e, const struct go_bin *b, size_t nph)
+{
   size_t nkeep = 0;
   GElf_Phdr ph;
   for (size_t i = 0; i < nph; i++)
@@ -740,14 +745,14 @@ layout (Elf *e, struct companion *c, struct go_model *m,
   for (size_t i = 0, k = 0; i < nph && k < nkeep; i++)
     if (kept_segment (b, i, &ph) && gelf_update_phdr (e, (int) k++, &ph) == 0)
       return elf_failed ("gelf_update_phdr");
-  u8 (&c->shstrtab, 0);
-  size_t text;
-  uint64_t lo = 0, hi = 0;
-  if (copy_sections (e, c, b, &text, &lo, &hi) != 0)
-    return EXIT_ERROR;
-  int ret = build (c, m, b, (unsigned) text, lo, hi);
-  if (ret != EXIT_OK)
-    return ret;
+  return EXIT_OK;
+}
+
+/* Add to E the DWARF sections C built, then .strtab and .symtab, the
+   symbol table linked to its strings.  */
+static int
+add_debug_sections (Elf *e, struct companion *c)
+{
   struct
   {
     const char *name;
@@ -780,7 +785,16 @@ layout (Elf *e, struct companion *c, struct go_model *m,
   if (sd == NULL || gelf_update_shdr (ss, &sh) == 0)
     return elf_failed ("gelf_update_shdr");
   sd->d_type = ELF_T_SYM;
-  /* .shstrtab last: its data is taken once its own name is in.  */
+  return EXIT_OK;
+}
+
+/* Add .shstrtab to E, last: its data is taken once its own name is in;
+   and make it E's section name table.  */
+static int
+add_shstrtab (Elf *e, struct companion *c, const struct go_bin *b)
+{
+  GElf_Ehdr out;
+  GElf_Shdr sh;
   size_t k = add_section (e, c, ".shstrtab", SHT_STRTAB, 0, 0, NULL, 0, 1,
                           0);
   Elf_Scn *sscn = k ? elf_getscn (e, k) : NULL;
@@ -803,6 +817,30 @@ layout (Elf *e, struct companion *c, struct go_model *m,
   if (gelf_update_ehdr (e, &out) == 0)
     return elf_failed ("gelf_update_ehdr");
   return EXIT_OK;
+}
+
+/* Lay the companion out in E.  */
+static int
+layout (Elf *e, struct companion *c, struct go_model *m,
+        const struct go_bin *b)
+{
+  size_t nph;
+  int ret = copy_ehdr (e, b, &nph);
+  if (ret == EXIT_OK)
+    ret = copy_segments (e, b, nph);
+  if (ret != EXIT_OK)
+    return ret;
+  u8 (&c->shstrtab, 0);
+  size_t text;
+  uint64_t lo = 0, hi = 0;
+  if (copy_sections (e, c, b, &text, &lo, &hi) != 0)
+    return EXIT_ERROR;
+  ret = build (c, m, b, (unsigned) text, lo, hi);
+  if (ret == EXIT_OK)
+    ret = add_debug_sections (e, c);
+  if (ret == EXIT_OK)
+    ret = add_shstrtab (e, c, b);
+  return ret;
 }
 
 int
