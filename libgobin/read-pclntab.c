@@ -663,11 +663,77 @@ compare_entry (const void *a, const void *b)
   return x->entry < y->entry ? -1 : x->entry > y->entry;
 }
 
+/* Function table entry I of B: its entry pc, the next entry's (the end
+   of its code) and the offset of its record.  EXIT_OK, or EXIT_BADINPUT
+   after one line.  */
+static int
+functab_entry (const struct go_bin *b, size_t i, uint64_t *entry,
+               uint64_t *next, uint64_t *funcoff)
+{
+  unsigned esz = functab_entry_size (b), ps = b->ptrsize;
+  const uint8_t *e = b->io->pclntab->functab + i * esz;
+  /* The entry after the last is the end pc: checked in parse_header. */
+  if ((i + 1) * esz + (esz / 2) > b->io->pclntab->functab_size)
+    {
+      error (0, 0, "%s: corrupted pclntab: function table truncated",
+             b->path);
+      return EXIT_BADINPUT;
+    }
+  if (b->pcln_ver >= GO_PCLN_118)
+    {
+      *entry = b->text_start + u32 (e);
+      *next = b->text_start + u32 (e + esz);
+      *funcoff = u32 (e + 4);
+    }
+  else
+    {
+      *entry = gobin_read_uint (b, e, ps);
+      *next = gobin_read_uint (b, e + esz, ps);
+      *funcoff = gobin_read_uint (b, e + ps, ps);
+    }
+  if (*next < *entry)
+    {
+      error (0, 0, "%s: corrupted pclntab: function table is not sorted "
+             "(entry %zu at %#" PRIx64 ")", b->path, i, *entry);
+      return EXIT_BADINPUT;
+    }
+  return EXIT_OK;
+}
+
+/* The fields of F that B's function record REC gives: its pc tables,
+   compilation unit, funcID, flags and counts of pcdata and funcdata.  */
+static void
+func_from_record (const struct go_bin *b, const uint8_t *rec,
+                  struct go_func *f)
+{
+  unsigned rsz = func_record_size (b), ps = b->ptrsize;
+  f->pcsp = func_field (b, rec, 4);
+  f->pcfile = func_field (b, rec, 5);
+  f->pcln = func_field (b, rec, 6);
+  if (b->pcln_ver >= GO_PCLN_116)
+    f->cuoff = func_field (b, rec, 8);
+  /* funcID and flag bytes follow the 4-byte fields.  */
+  unsigned idoff = b->pcln_ver == GO_PCLN_12 ? rsz - 4
+    : b->pcln_ver == GO_PCLN_116 ? ps + 8 * 4
+    : b->pcln_ver == GO_PCLN_118 ? 4 + 8 * 4 : 4 + 9 * 4;
+  f->funcid = b->pcln_ver == GO_PCLN_12 ? 0 : rec[idoff];
+  f->flag = b->pcln_ver == GO_PCLN_12 ? 0 : rec[idoff + 1];
+  /* Go 1.2-1.15 records are not read past their tables.  */
+  if (b->pcln_ver >= GO_PCLN_116)
+    {
+      f->npcdata = func_field (b, rec, 7);
+      f->nfuncdata = rec[idoff + 3];
+    }
+}
+
+/* Read B's function table into B->funcs, in entry order, and whether B
+   uses cgo; entries whose record is malformed are skipped, said in one
+   warning.  */
 static int
 read_functions (struct go_bin *b)
 {
   size_t n = b->nfuncs;
-  unsigned esz = functab_entry_size (b), rsz = func_record_size (b);
+  unsigned rsz = func_record_size (b);
   unsigned ps = b->ptrsize;
   size_t skipped = 0;
   b->funcs = calloc (n, sizeof *b->funcs);
@@ -682,33 +748,10 @@ read_functions (struct go_bin *b)
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     {
-      const uint8_t *e = b->io->pclntab->functab + i * esz;
-      /* The entry after the last is the end pc: checked in parse_header. */
-      if ((i + 1) * esz + (esz / 2) > b->io->pclntab->functab_size)
-        {
-          error (0, 0, "%s: corrupted pclntab: function table truncated",
-                 b->path);
-          return EXIT_BADINPUT;
-        }
       uint64_t entry, next, funcoff;
-      if (b->pcln_ver >= GO_PCLN_118)
-        {
-          entry = b->text_start + u32 (e);
-          next = b->text_start + u32 (e + esz);
-          funcoff = u32 (e + 4);
-        }
-      else
-        {
-          entry = gobin_read_uint (b, e, ps);
-          next = gobin_read_uint (b, e + esz, ps);
-          funcoff = gobin_read_uint (b, e + ps, ps);
-        }
-      if (next < entry)
-        {
-          error (0, 0, "%s: corrupted pclntab: function table is not sorted "
-                 "(entry %zu at %#" PRIx64 ")", b->path, i, entry);
-          return EXIT_BADINPUT;
-        }
+      int ret = functab_entry (b, i, &entry, &next, &funcoff);
+      if (ret != EXIT_OK)
+        return ret;
       if (funcoff >= recsize || recsize - funcoff < rsz)
         {
           skipped++;
@@ -729,23 +772,7 @@ read_functions (struct go_bin *b)
       f->entry = entry;
       f->end = next;
       f->funcoff = (uint32_t) funcoff;
-      f->pcsp = func_field (b, rec, 4);
-      f->pcfile = func_field (b, rec, 5);
-      f->pcln = func_field (b, rec, 6);
-      if (b->pcln_ver >= GO_PCLN_116)
-        f->cuoff = func_field (b, rec, 8);
-      /* funcID and flag bytes follow the 4-byte fields.  */
-      unsigned idoff = b->pcln_ver == GO_PCLN_12 ? rsz - 4
-        : b->pcln_ver == GO_PCLN_116 ? ps + 8 * 4
-        : b->pcln_ver == GO_PCLN_118 ? 4 + 8 * 4 : 4 + 9 * 4;
-      f->funcid = b->pcln_ver == GO_PCLN_12 ? 0 : rec[idoff];
-      f->flag = b->pcln_ver == GO_PCLN_12 ? 0 : rec[idoff + 1];
-      /* Go 1.2-1.15 records are not read past their tables.  */
-      if (b->pcln_ver >= GO_PCLN_116)
-        {
-          f->npcdata = func_field (b, rec, 7);
-          f->nfuncdata = rec[idoff + 3];
-        }
+      func_from_record (b, rec, f);
     }
   if (skipped > 0)
     error (0, 0, "%s: warning: skipped %zu malformed pclntab entries",
