@@ -179,6 +179,66 @@ write_all (int fd, const void *p, size_t n)
   return 0;
 }
 
+/* The ELF header of ELF into *EHDR, its number of sections *SHNUM and
+   its section name table, index *SHSTRNDX, whose bytes are *STRD.  0,
+   or -1 after one line naming PATH.  */
+static int
+name_table (Elf *elf, const char *path, GElf_Ehdr *ehdr, size_t *shnum,
+            size_t *shstrndx, Elf_Data **strd)
+{
+  GElf_Shdr strh;
+  Elf_Scn *strs;
+  if (gelf_getehdr (elf, ehdr) == NULL || elf_getshdrnum (elf, shnum) != 0
+      || elf_getshdrstrndx (elf, shstrndx) != 0)
+    {
+      error (0, 0, "%s: gelf_getehdr: %s", path, elf_errmsg (-1));
+      return -1;
+    }
+  if (*shnum == 0 || *shnum + 1 >= SHN_LORESERVE || *shstrndx == 0
+      || *shstrndx >= SHN_LORESERVE)
+    {
+      error (0, 0, "%s: no usable section header table", path);
+      return -1;
+    }
+  *strd = NULL;
+  strs = elf_getscn (elf, *shstrndx);
+  if (strs == NULL || gelf_getshdr (strs, &strh) == NULL
+      || (*strd = elf_rawdata (strs, NULL)) == NULL)
+    {
+      error (0, 0, "%s: the section name table: %s", path, elf_errmsg (-1));
+      return -1;
+    }
+  return 0;
+}
+
+/* The section header SH, as the file's bytes, onto TAIL.  0, or -1
+   after one line naming PATH.  */
+static int
+put_shdr (struct bytes *tail, const GElf_Shdr *sh, const char *path)
+{
+  Elf64_Shdr raw = {
+    .sh_name = sh->sh_name, .sh_type = sh->sh_type,
+    .sh_flags = sh->sh_flags, .sh_addr = sh->sh_addr,
+    .sh_offset = sh->sh_offset, .sh_size = sh->sh_size,
+    .sh_link = sh->sh_link, .sh_info = sh->sh_info,
+    .sh_addralign = sh->sh_addralign, .sh_entsize = sh->sh_entsize,
+  };
+  /* The file's byte order (little-endian, checked by the caller) is
+     the host's on amd64 and arm64 hosts; elf64_xlatetof makes it so
+     anywhere.  */
+  Elf_Data src = { .d_buf = &raw, .d_type = ELF_T_SHDR,
+                   .d_size = sizeof raw, .d_version = EV_CURRENT };
+  Elf_Data dst = { .d_buf = &raw, .d_size = sizeof raw,
+                   .d_version = EV_CURRENT };
+  if (elf64_xlatetof (&dst, &src, ELFDATA2LSB) == NULL)
+    {
+      error (0, 0, "%s: elf64_xlatetof: %s", path, elf_errmsg (-1));
+      return -1;
+    }
+  bytes_put (tail, &raw, sizeof raw);
+  return 0;
+}
+
 /* The tail after the original bytes (SIZE of them): padding, ARANGES,
    the name table with the new names, padding, the section headers; and
    the ELF header pointing to them, into *EHDR.  0, or -1 after one
@@ -190,27 +250,9 @@ build_tail (Elf *elf, size_t size, const struct bytes *aranges,
   static const char new_name[] = ".debug_aranges",
     old_name[] = ".debug_aranges.before-gostap";
   size_t shnum, shstrndx;
-  if (gelf_getehdr (elf, ehdr) == NULL || elf_getshdrnum (elf, &shnum) != 0
-      || elf_getshdrstrndx (elf, &shstrndx) != 0)
-    {
-      error (0, 0, "%s: gelf_getehdr: %s", path, elf_errmsg (-1));
-      return -1;
-    }
-  if (shnum == 0 || shnum + 1 >= SHN_LORESERVE || shstrndx == 0
-      || shstrndx >= SHN_LORESERVE)
-    {
-      error (0, 0, "%s: no usable section header table", path);
-      return -1;
-    }
-  GElf_Shdr strh;
-  Elf_Data *strd = NULL;
-  Elf_Scn *strs = elf_getscn (elf, shstrndx);
-  if (strs == NULL || gelf_getshdr (strs, &strh) == NULL
-      || (strd = elf_rawdata (strs, NULL)) == NULL)
-    {
-      error (0, 0, "%s: the section name table: %s", path, elf_errmsg (-1));
-      return -1;
-    }
+  Elf_Data *strd;
+  if (name_table (elf, path, ehdr, &shnum, &shstrndx, &strd) != 0)
+    return -1;
   /* Padding, then .debug_aranges.  */
   size_t at = size;
   size_t pad = (8 - at % 8) % 8;
@@ -231,7 +273,6 @@ build_tail (Elf *elf, size_t size, const struct bytes *aranges,
   for (size_t i = 0; i < shnum + 1; i++)
     {
       GElf_Shdr sh;
-      Elf64_Shdr raw;
       if (i < shnum)
         {
           const char *name;
@@ -255,38 +296,84 @@ build_tail (Elf *elf, size_t size, const struct bytes *aranges,
                            .sh_type = SHT_PROGBITS,
                            .sh_offset = aranges_off,
                            .sh_size = aranges->n, .sh_addralign = 1 };
-      raw = (Elf64_Shdr) {
-        .sh_name = sh.sh_name, .sh_type = sh.sh_type,
-        .sh_flags = sh.sh_flags, .sh_addr = sh.sh_addr,
-        .sh_offset = sh.sh_offset, .sh_size = sh.sh_size,
-        .sh_link = sh.sh_link, .sh_info = sh.sh_info,
-        .sh_addralign = sh.sh_addralign, .sh_entsize = sh.sh_entsize,
-      };
-      /* The file's byte order (little-endian, checked by the caller) is
-         the host's on amd64 and arm64 hosts; elf64_xlatetof makes it so
-         anywhere.  */
-      Elf_Data src = { .d_buf = &raw, .d_type = ELF_T_SHDR,
-                       .d_size = sizeof raw, .d_version = EV_CURRENT };
-      Elf_Data dst = { .d_buf = &raw, .d_size = sizeof raw,
-                       .d_version = EV_CURRENT };
-      if (elf64_xlatetof (&dst, &src, ELFDATA2LSB) == NULL)
-        {
-          error (0, 0, "%s: elf64_xlatetof: %s", path, elf_errmsg (-1));
-          return -1;
-        }
-      bytes_put (tail, &raw, sizeof raw);
+      if (put_shdr (tail, &sh, path) != 0)
+        return -1;
     }
   ehdr->e_shoff = shoff;
   ehdr->e_shnum = (GElf_Half) (shnum + 1);
   return tail->oom ? -1 : 0;
 }
 
+/* The ELF header of IMAGE with EHDR's section header table, as the
+   file's bytes, into *RAW.  0, or -1 after one line naming PATH.  */
+static int
+patched_ehdr (const char *image, const GElf_Ehdr *ehdr, Elf64_Ehdr *raw,
+              const char *path)
+{
+  memcpy (raw, image, sizeof *raw);
+  raw->e_shoff = ehdr->e_shoff;
+  raw->e_shnum = ehdr->e_shnum;
+  /* Byte order: as for the section headers (put_shdr).  */
+  Elf_Data src = { .d_buf = raw, .d_type = ELF_T_EHDR,
+                   .d_size = sizeof *raw, .d_version = EV_CURRENT };
+  Elf_Data dst = { .d_buf = raw, .d_size = sizeof *raw,
+                   .d_version = EV_CURRENT };
+  if (elf64_xlatetof (&dst, &src, ELFDATA2LSB) == NULL)
+    {
+      error (0, 0, "%s: elf64_xlatetof: %s", path, elf_errmsg (-1));
+      return -1;
+    }
+  return 0;
+}
+
+/* Write the copy TO, under a temporary name then renamed: the header
+   RAW, the rest of the SIZE bytes of IMAGE, then TAIL.  EXIT_OK, or
+   EXIT_ERROR after one line (and no file left).  */
+static int
+write_copy (const char *to, const Elf64_Ehdr *raw, const char *image,
+            size_t size, const struct bytes *tail)
+{
+  char *tmp = NULL;
+  int fd = -1, ret = EXIT_ERROR;
+  if (asprintf (&tmp, "%s.tmp.XXXXXX", to) < 0)
+    {
+      tmp = NULL;
+      error (0, errno, "asprintf");
+      goto out;
+    }
+  fd = mkstemp (tmp);
+  if (fd < 0)
+    {
+      error (0, errno, "cannot create '%s'", tmp);
+      goto out;
+    }
+  if (write_all (fd, raw, sizeof *raw) != 0
+      || write_all (fd, image + sizeof *raw, size - sizeof *raw) != 0
+      || write_all (fd, tail->p, tail->n) != 0
+      || fchmod (fd, 0755) != 0)
+    {
+      error (0, errno, "%s: write", tmp);
+      goto out;
+    }
+  int published = publish_tmp (fd, tmp, to);
+  fd = -1;
+  if (published != 0)
+    goto out;
+  ret = EXIT_OK;
+out:
+  if (fd >= 0)
+    close (fd);
+  if (ret != EXIT_OK && tmp != NULL)
+    unlink (tmp);
+  free (tmp);
+  return ret;
+}
+
 int
 write_aranges_copy (const char *path, Dwarf *dw, const char *to)
 {
   struct bytes aranges = { 0 }, tail = { 0 };
-  char *tmp = NULL;
-  int fd = -1, ret = EXIT_ERROR;
+  int ret = EXIT_ERROR;
   size_t size;
   /* The file opened again: libdw inflates compressed sections in the
      Elf it reads, headers included, and the copy needs them as they are
@@ -330,52 +417,12 @@ write_aranges_copy (const char *path, Dwarf *dw, const char *to)
       goto out;
     }
   Elf64_Ehdr raw;
-  memcpy (&raw, image, sizeof raw);
-  raw.e_shoff = ehdr.e_shoff;
-  raw.e_shnum = ehdr.e_shnum;
-  /* Byte order: as for the section headers (build_tail).  */
-  Elf_Data src = { .d_buf = &raw, .d_type = ELF_T_EHDR,
-                   .d_size = sizeof raw, .d_version = EV_CURRENT };
-  Elf_Data dst = { .d_buf = &raw, .d_size = sizeof raw,
-                   .d_version = EV_CURRENT };
-  if (elf64_xlatetof (&dst, &src, ELFDATA2LSB) == NULL)
-    {
-      error (0, 0, "%s: elf64_xlatetof: %s", path, elf_errmsg (-1));
-      goto out;
-    }
-  if (asprintf (&tmp, "%s.tmp.XXXXXX", to) < 0)
-    {
-      tmp = NULL;
-      error (0, errno, "asprintf");
-      goto out;
-    }
-  fd = mkstemp (tmp);
-  if (fd < 0)
-    {
-      error (0, errno, "cannot create '%s'", tmp);
-      goto out;
-    }
-  if (write_all (fd, &raw, sizeof raw) != 0
-      || write_all (fd, image + sizeof raw, size - sizeof raw) != 0
-      || write_all (fd, tail.p, tail.n) != 0
-      || fchmod (fd, 0755) != 0)
-    {
-      error (0, errno, "%s: write", tmp);
-      goto out;
-    }
-  int published = publish_tmp (fd, tmp, to);
-  fd = -1;
-  if (published != 0)
+  if (patched_ehdr (image, &ehdr, &raw, path) != 0)
     goto out;
-  ret = EXIT_OK;
+  ret = write_copy (to, &raw, image, size, &tail);
 out:
-  if (fd >= 0)
-    close (fd);
-  if (ret != EXIT_OK && tmp != NULL)
-    unlink (tmp);
   elf_end (elf);
   close (in);
-  free (tmp);
   free (aranges.p);
   free (tail.p);
   return ret;
