@@ -232,6 +232,51 @@ kind_size (const struct go_type *t)
     }
 }
 
+/* A struct descriptor's part at P: its package path and its fields
+   (name, type, offset, embedded), each checked.  */
+static bool
+read_struct (const struct go_types *ts, const uint8_t *p, struct go_type *t,
+             char *err, size_t errsize)
+{
+  uint64_t a = t->addr;
+  if (!read_name (ts, u64 (ts, p + 48), &t->own_pkgpath, "package path",
+                  a, err, errsize))
+    return false;
+  uint64_t fa = u64 (ts, p + 56), n = u64 (ts, p + 64);
+  const uint8_t *f = n > 0 && n <= (ts->end - ts->start) / FIELD
+    ? at (ts, fa, n * FIELD) : NULL;
+  if (n > 0 && f == NULL)
+    return bad (err, errsize, a, "%" PRIu64 " fields at %#" PRIx64
+                " run past the type data", n, fa);
+  if (n == 0)
+    return true;
+  t->fields = calloc (n, sizeof *t->fields);
+  if (t->fields == NULL)
+    return bad (err, errsize, a, "out of memory for %" PRIu64
+                " fields", n);
+  t->nfields = n;
+  for (uint64_t i = 0; i < n; i++, f += FIELD)
+    {
+      struct go_type_field *tf = &t->fields[i];
+      if (!read_name (ts, u64 (ts, f), &tf->name, "field", a, err,
+                      errsize)
+          || !check_type (ts, u64 (ts, f + 8), false, "field type", a,
+                          err, errsize))
+        return false;
+      tf->type = u64 (ts, f + 8);
+      tf->offset = u64 (ts, f + 16);
+      tf->embedded = tf->name.embedded;
+      if (tf->name.len == 0)
+        return bad (err, errsize, a, "field %" PRIu64 " has no name",
+                    i);
+      if (tf->offset > t->size)
+        return bad (err, errsize, a, "field %" PRIu64 " at offset %"
+                    PRIu64 " of a %" PRIu64 "-byte struct", i,
+                    tf->offset, t->size);
+    }
+  return true;
+}
+
 /* The kind's own part of the descriptor at P (KSIZE bytes checked).  */
 static bool
 read_kind (const struct go_types *ts, const uint8_t *p, struct go_type *t,
@@ -285,44 +330,7 @@ read_kind (const struct go_types *ts, const uint8_t *p, struct go_type *t,
                     u64 (ts, p + 56));
       return true;
     case K_STRUCT:
-      {
-        if (!read_name (ts, u64 (ts, p + 48), &t->own_pkgpath, "package path",
-                        a, err, errsize))
-          return false;
-        uint64_t fa = u64 (ts, p + 56), n = u64 (ts, p + 64);
-        const uint8_t *f = n > 0 && n <= (ts->end - ts->start) / FIELD
-          ? at (ts, fa, n * FIELD) : NULL;
-        if (n > 0 && f == NULL)
-          return bad (err, errsize, a, "%" PRIu64 " fields at %#" PRIx64
-                      " run past the type data", n, fa);
-        if (n == 0)
-          return true;
-        t->fields = calloc (n, sizeof *t->fields);
-        if (t->fields == NULL)
-          return bad (err, errsize, a, "out of memory for %" PRIu64
-                      " fields", n);
-        t->nfields = n;
-        for (uint64_t i = 0; i < n; i++, f += FIELD)
-          {
-            struct go_type_field *tf = &t->fields[i];
-            if (!read_name (ts, u64 (ts, f), &tf->name, "field", a, err,
-                            errsize)
-                || !check_type (ts, u64 (ts, f + 8), false, "field type", a,
-                                err, errsize))
-              return false;
-            tf->type = u64 (ts, f + 8);
-            tf->offset = u64 (ts, f + 16);
-            tf->embedded = tf->name.embedded;
-            if (tf->name.len == 0)
-              return bad (err, errsize, a, "field %" PRIu64 " has no name",
-                          i);
-            if (tf->offset > t->size)
-              return bad (err, errsize, a, "field %" PRIu64 " at offset %"
-                          PRIu64 " of a %" PRIu64 "-byte struct", i,
-                          tf->offset, t->size);
-          }
-        return true;
-      }
+      return read_struct (ts, p, t, err, errsize);
     default:
       return true;
     }
