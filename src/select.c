@@ -67,17 +67,95 @@ add_named (const struct go_bin *b, const char *name,
   return any;
 }
 
+/* True when every glob is a plain name (fnmatch without *, ? or [ is
+   strcmp): then they are looked up rather than matched against every
+   function.  */
+static bool
+all_exact (const struct select_args *a)
+{
+  bool exact = a->nglobs > 0;
+  for (int i = 0; i < a->nglobs; i++)
+    exact &= strpbrk (a->globs[i], "*?[") == NULL;
+  return exact;
+}
+
+/* The functions named by A's exact names and by ALSO into SEL, each once
+   (two names may name it), in address order; USED[i] tells whether name
+   i named one.  Returns how many, or (size_t) -1 with an error.  */
+static size_t
+select_exact (const struct go_bin *b, const struct select_args *a,
+              const char *const *also, size_t nalso,
+              const struct go_func **sel, bool *used)
+{
+  /* Count, then collect.  */
+  size_t nc = 0;
+  for (int i = 0; i < a->nglobs; i++)
+    add_named (b, a->globs[i], NULL, &nc);
+  for (size_t i = 0; i < nalso; i++)
+    add_named (b, also[i], NULL, &nc);
+  const struct go_func **cand = calloc (nc + 1, sizeof *cand);
+  if (cand == NULL)
+    {
+      error (0, errno, "calloc");
+      return (size_t) -1;
+    }
+  nc = 0;
+  for (int i = 0; i < a->nglobs; i++)
+    used[i] = add_named (b, a->globs[i], cand, &nc);
+  for (size_t i = 0; i < nalso; i++)
+    add_named (b, also[i], cand, &nc);
+  size_t n = select_table_order (cand, nc);
+  memcpy (sel, cand, n * sizeof *sel);
+  free (cand);
+  return n;
+}
+
+/* The functions A's globs match or ALSO names into SEL, in table order,
+   marking in USED the globs that matched.  Returns how many.  */
+static size_t
+select_matching (const struct go_bin *b, const struct select_args *a,
+                 const char *const *also, size_t nalso,
+                 const struct go_func **sel, bool *used)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < b->nfuncs; i++)
+    {
+      bool also_this = false;
+      for (size_t k = 0; k < nalso && !also_this; k++)
+        also_this = strcmp (b->funcs[i].name, also[k]) == 0;
+      if (name_matches (a->globs, a->nglobs, b->funcs[i].name, used)
+          || also_this)
+        sel[n++] = &b->funcs[i];
+    }
+  return n;
+}
+
+/* Every glob of A matched a function or a name only inlined copies have
+   (in A's model): EXIT_OK, or EXIT_ERROR with the first that did not.  */
+static int
+check_used (const struct select_args *a, bool *used)
+{
+  const char *const *inl = NULL;
+  size_t ninl = 0;
+  if (a->model != NULL && go_model_inline_names (a->model, &inl, &ninl) != 0)
+    return EXIT_ERROR;
+  for (size_t i = 0; i < ninl; i++)
+    name_matches (a->globs, a->nglobs, inl[i], used);
+  for (int i = 0; i < a->nglobs; i++)
+    if (!used[i])
+      {
+        error (0, 0, "%s: no function matches '%s'", a->binary, a->globs[i]);
+        return EXIT_ERROR;
+      }
+  return EXIT_OK;
+}
+
 int
 select_functions (struct go_bin *b, const struct select_args *a,
                   const char *const *also, size_t nalso,
                   const struct go_func ***selp, size_t *np)
 {
   int ret = EXIT_ERROR;
-  /* Without wildcards every name is exact (fnmatch without *, ? or [ is
-     strcmp): look them up rather than match every function.  */
-  bool exact = a->nglobs > 0;
-  for (int i = 0; i < a->nglobs; i++)
-    exact &= strpbrk (a->globs[i], "*?[") == NULL;
   const struct go_func **sel = calloc (b->nfuncs + 1, sizeof *sel);
   bool *used = calloc ((size_t) a->nglobs + 1, sizeof *used);
   size_t n = 0;
@@ -86,40 +164,17 @@ select_functions (struct go_bin *b, const struct select_args *a,
       error (0, errno, "calloc");
       goto out;
     }
-  if (exact)
+  if (all_exact (a))
     {
-      /* Count, then collect; each function once (two globs may name
-         it), in address order.  */
-      size_t nc = 0;
-      for (int i = 0; i < a->nglobs; i++)
-        add_named (b, a->globs[i], NULL, &nc);
-      for (size_t i = 0; i < nalso; i++)
-        add_named (b, also[i], NULL, &nc);
-      const struct go_func **cand = calloc (nc + 1, sizeof *cand);
-      if (cand == NULL)
+      n = select_exact (b, a, also, nalso, sel, used);
+      if (n == (size_t) -1)
         {
-          error (0, errno, "calloc");
+          n = 0;
           goto out;
         }
-      nc = 0;
-      for (int i = 0; i < a->nglobs; i++)
-        used[i] = add_named (b, a->globs[i], cand, &nc);
-      for (size_t i = 0; i < nalso; i++)
-        add_named (b, also[i], cand, &nc);
-      n = select_table_order (cand, nc);
-      memcpy (sel, cand, n * sizeof *sel);
-      free (cand);
     }
   else
-    for (size_t i = 0; i < b->nfuncs; i++)
-      {
-        bool also_this = false;
-        for (size_t k = 0; k < nalso && !also_this; k++)
-          also_this = strcmp (b->funcs[i].name, also[k]) == 0;
-        if (name_matches (a->globs, a->nglobs, b->funcs[i].name, used)
-            || also_this)
-          sel[n++] = &b->funcs[i];
-      }
+    n = select_matching (b, a, also, nalso, sel, used);
   for (size_t i = 0; i < n; i++)
     {
       int r = gobin_analyze (b, sel[i]);
@@ -129,20 +184,7 @@ select_functions (struct go_bin *b, const struct select_args *a,
           goto out;
         }
     }
-  /* Names that only inlined copies have.  */
-  const char *const *inl = NULL;
-  size_t ninl = 0;
-  if (a->model != NULL && go_model_inline_names (a->model, &inl, &ninl) != 0)
-    goto out;
-  for (size_t i = 0; i < ninl; i++)
-    name_matches (a->globs, a->nglobs, inl[i], used);
-  for (int i = 0; i < a->nglobs; i++)
-    if (!used[i])
-      {
-        error (0, 0, "%s: no function matches '%s'", a->binary, a->globs[i]);
-        goto out;
-      }
-  ret = EXIT_OK;
+  ret = check_used (a, used);
 out:
   free (used);
   if (ret != EXIT_OK)

@@ -251,6 +251,77 @@ fmt_local (FILE *f, const char *base, const struct go_leaf *t,
            t->suffix, itab ? ")" : "", base, d->suffix);
 }
 
+/* The names a value's locals take: an argument its Go name (or argI),
+   a result rI and also its Go name when it has one.  */
+struct value_names
+{
+  char fallback[32], base[64], named[64];
+  const char *bases[2];
+};
+
+static void
+name_value (struct value_names *nm, const struct go_value *v, size_t i,
+            bool results)
+{
+  nm->bases[0] = nm->bases[1] = NULL;
+  if (results)
+    snprintf (nm->fallback, sizeof nm->fallback, "r%d", v->index);
+  else
+    snprintf (nm->fallback, sizeof nm->fallback, "arg%zu", i);
+  if (results)
+    {
+      nm->bases[0] = nm->fallback;
+      if (v->name != NULL && v->name[0] != '~')
+        {
+          local_base (nm->named, sizeof nm->named, v->name, "");
+          if (nm->named[0] != '\0' && strcmp (nm->named, nm->fallback) != 0)
+            nm->bases[1] = nm->named;
+        }
+    }
+  else
+    {
+      local_base (nm->base, sizeof nm->base, v->name, nm->fallback);
+      nm->bases[0] = nm->base;
+    }
+}
+
+/* The locals of V's leaf K under BASE: the leaf itself, an interface's
+   dynamic type name, the _fmt of the interface before it, a string from
+   its _ptr and _len.  */
+static void
+write_leaf (FILE *f, enum go_arch arch, const char *base,
+            const struct go_value *v, size_t k, bool in_regs,
+            const char *addr)
+{
+  const struct go_leaf *l = &v->leaves[k];
+  const char *reg = in_regs ? go_piece_reg (arch, &v->pieces[k]) : NULL;
+  if (l->fp)
+    {
+      float_leaf (f, base, l, in_regs ? v->pieces[k].reg : -1, addr);
+      return;
+    }
+  fprintf (f, "  %s%s = ", base, l->suffix);
+  leaf_expr (f, l, reg, addr);
+  fputs ("\n", f);
+  if (l->iface != 0)
+    {
+      /* NAME_type_name: the dynamic type's name (go_types.stp); an itab
+         holds the type at 8.  */
+      bool itab = l->iface == 1;
+      fprintf (f, "  %s%s_name = go_type_name(%s%s%s%s)\n", base, l->suffix,
+               itab ? "go_itab_type(" : "", base, l->suffix, itab ? ")" : "");
+    }
+  if (k > 0 && v->leaves[k - 1].iface != 0)
+    fmt_local (f, base, &v->leaves[k - 1], l);
+  if (l->string_len && k > 0)
+    {
+      /* NAME = go_string(NAME_ptr, NAME_len): the suffix minus "_len".  */
+      size_t sl = strlen (l->suffix) - 4;
+      fprintf (f, "  %s%.*s = go_string(%s%.*s_ptr, %s%s)\n", base, (int) sl,
+               l->suffix, base, (int) sl, l->suffix, base, l->suffix);
+    }
+}
+
 void
 write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
               bool results, const char *sp)
@@ -260,29 +331,8 @@ write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
       const struct go_value *v = &sig->v[i];
       if (v->result != results)
         continue;
-      char base[64], fallback[32];
-      if (results)
-        snprintf (fallback, sizeof fallback, "r%d", v->index);
-      else
-        snprintf (fallback, sizeof fallback, "arg%zu", i);
-      /* Results are r0, r1, ... and also their Go name when they have one. */
-      const char *bases[2] = { NULL, NULL };
-      char named[64];
-      if (results)
-        {
-          bases[0] = fallback;
-          if (v->name != NULL && v->name[0] != '~')
-            {
-              local_base (named, sizeof named, v->name, "");
-              if (named[0] != '\0' && strcmp (named, fallback) != 0)
-                bases[1] = named;
-            }
-        }
-      else
-        {
-          local_base (base, sizeof base, v->name, fallback);
-          bases[0] = base;
-        }
+      struct value_names nm;
+      name_value (&nm, v, i, results);
       bool in_regs = v->npieces > 0 && v->pieces[0].reg >= 0;
       char addr[96] = "0";
       if (!in_regs && v->npieces > 0)
@@ -290,47 +340,15 @@ write_locals (FILE *f, enum go_arch arch, const struct go_signature *sig,
       bool typed = v->kind != K_INTERFACE;
       if (v->npieces > 0 && v->nleaves == 0)
         {
-          fprintf (f, "  // %s: too many parts to name\n", bases[0]);
+          fprintf (f, "  // %s: too many parts to name\n", nm.bases[0]);
           if (typed)
-            fmt_value (f, bases, v, in_regs, addr);
+            fmt_value (f, nm.bases, v, in_regs, addr);
           continue;
         }
-      for (int bi = 0; bi < 2 && bases[bi] != NULL; bi++)
+      for (int bi = 0; bi < 2 && nm.bases[bi] != NULL; bi++)
         for (size_t k = 0; k < v->nleaves; k++)
-          {
-            const struct go_leaf *l = &v->leaves[k];
-            const char *reg = in_regs ? go_piece_reg (arch, &v->pieces[k]) : NULL;
-            if (l->fp)
-              {
-                float_leaf (f, bases[bi], l,
-                            in_regs ? v->pieces[k].reg : -1, addr);
-                continue;
-              }
-            fprintf (f, "  %s%s = ", bases[bi], l->suffix);
-            leaf_expr (f, l, reg, addr);
-            fputs ("\n", f);
-            if (l->iface != 0)
-              {
-                /* NAME_type_name: the dynamic type's name (go_types.stp);
-                   an itab holds the type at 8.  */
-                bool itab = l->iface == 1;
-                fprintf (f, "  %s%s_name = go_type_name(%s%s%s%s)\n",
-                         bases[bi], l->suffix, itab ? "go_itab_type(" : "",
-                         bases[bi], l->suffix, itab ? ")" : "");
-              }
-            if (k > 0 && v->leaves[k - 1].iface != 0)
-              fmt_local (f, bases[bi], &v->leaves[k - 1], l);
-            if (l->string_len && k > 0)
-              {
-                /* NAME = go_string(NAME_ptr, NAME_len): the suffix minus
-                   "_len".  */
-                size_t sl = strlen (l->suffix) - 4;
-                fprintf (f, "  %s%.*s = go_string(%s%.*s_ptr, %s%s)\n",
-                         bases[bi], (int) sl, l->suffix, bases[bi], (int) sl,
-                         l->suffix, bases[bi], l->suffix);
-              }
-          }
+          write_leaf (f, arch, nm.bases[bi], v, k, in_regs, addr);
       if (typed)
-        fmt_value (f, bases, v, in_regs, addr);
+        fmt_value (f, nm.bases, v, in_regs, addr);
     }
 }
