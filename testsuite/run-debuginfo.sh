@@ -242,7 +242,7 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 t0=$(date +%s)
-DEBUGINFOD_URLS=http://127.0.0.1:18004 "$GOSTAP" list --json "$name" > "$tmp/slow.json" 2>"$tmp/slow.err"
+DEBUGINFOD_URLS=http://127.0.0.1:18004 timeout -k 5 300 "$GOSTAP" list --json "$name" > "$tmp/slow.json" 2>"$tmp/slow.err"
 echo "SLOW $? $(( $(date +%s) - t0 )) $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["has_dwarf"], len(j["functions"]))' "$tmp/slow.json") $(wc -l < "$tmp/slow.err") $(head -1 "$tmp/slow.err")"
 EOF
   unshare -n bash "$tmp/serve.sh" "$tmp" "$GOSTAP" "$testsuite" > "$tmp/serve.out" 2>&1 || true
@@ -255,12 +255,16 @@ EOF
   else
     fail "debuginfod: $nok of $nserved: $(grep -v '^OK ' "$tmp/serve.out" | head -5)"
   fi
-  # status seconds has_dwarf functions lines message
+  # status seconds has_dwarf functions lines message. The bound tells a
+  # gostap that keeps DEBUGINFOD_TIMEOUT (3 s; libdebuginfod asks three
+  # times: 10 s on a quiet host, 46 s at nice 19 beside four guests, the
+  # long run of 2ee171f, 2026-12-04) from one that loses it (libdebuginfod's
+  # default 90 s, three times: 270 s).
   for what in DOWN SLOW; do
     checks=$((checks + 1))
     read -r _ st secs hd nf nl msg < <(grep "^$what " "$tmp/serve.out" || echo "$what x x x x x missing")
     if [ "$st" = 0 ] && [ "$hd" = False ] && [ "$nf" -gt 100 ] 2>/dev/null && [ "$nl" = 1 ] &&
-       [ "$secs" -le 20 ] && [[ $msg == *"no debuginfo for build id"* ]]; then
+       [ "$secs" -le 120 ] && [[ $msg == *"no debuginfo for build id"* ]]; then
       echo "ok - debuginfod ${what,,}: list still works, one line after $secs s: $msg"
     else
       fail "debuginfod ${what,,}: status $st after $secs s, has_dwarf $hd, $nf functions, $nl lines: $msg"
