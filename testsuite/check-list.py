@@ -26,7 +26,8 @@ The independent references are:
 
 The checks (one TAP line each):
   ranges   functions are sorted and their [entry,end) disjoint
-  a        go_version is the go1.x.y word of `go version`
+  a        go_version is what `go version BINARY` prints after the name
+           (with a GOEXPERIMENT build's " X:...")
   b        arch, has_symtab, has_dwarf agree with the ELF headers
   b2       pie (ET_DYN), external_link (.init section), cgo (the CGO_ENABLED
            build setting of `go version -m`)
@@ -332,10 +333,12 @@ def main():
             probs.append(f"{a['name']} [{a['entry']},{a['end']}) overlaps {b['name']} at {b['entry']}")
     tap.check(f"{what}: function ranges are sorted and disjoint", probs)
 
-    # a. go_version: the go1.x.y word of `go version BINARY`.
+    # a. go_version: what `go version BINARY` prints after the name, the
+    # version runtime.Version() returns: "go1.24.4", or with the build's
+    # experiments, "go1.24.4 X:noswissmap" (GOEXPERIMENT builds).
     gv = run([os.path.join(goroot, "bin", "go"), "version", binary])
-    m = re.search(r":\s+((?:devel )?go\S+)", gv)
-    want = m.group(1) if m else gv.strip()
+    first = gv.splitlines()[0] if gv else ""
+    want = first[len(binary) + 1:].strip() if first.startswith(binary + ":") else first.strip()
     tap.check(f"{what}: go_version {doc.get('go_version')!r} is `go version`'s {want!r}",
               [] if doc.get("go_version") == want else
               [f"gostap {doc.get('go_version')!r}, go version {gv.strip()!r}"])
